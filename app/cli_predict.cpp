@@ -1,0 +1,130 @@
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli_commands.h"
+#include "tilesight/hw/profile_loader.h"
+#include "tilesight/kernels/plan_input.h"
+#include "tilesight/model/evaluate.h"
+#include "tilesight/report/json_report.h"
+#include "tilesight/report/text_report.h"
+#include "tilesight/util/json_input.h"
+
+namespace tilesight::cli {
+
+namespace {
+
+constexpr int kOk = 0, kBadInput = 2;
+
+// Profiles loaded once per run: a JSONL batch names the same GPU on every line.
+class ProfileCache {
+ public:
+  Result<hw::HardwareSpec> get(const std::string& name) {
+    auto it = cache_.find(name);
+    if (it == cache_.end()) it = cache_.emplace(name, hw::load_profile(name)).first;
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, Result<hw::HardwareSpec>> cache_;
+};
+
+// One plan document -> a prediction, or the errors (paths inside the plan).
+Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictOptions& opt, ProfileCache& profiles) {
+  auto plan = kernels::read_plan(doc);
+  if (!plan) return plan.errors();
+  const std::string hw_name = !opt.hw.empty() ? opt.hw : plan->hardware;
+  if (hw_name.empty())
+    return Error{"hardware", "missing: name a profile in the plan (\"hardware\": \"h200\") or pass --hw"};
+  auto hw = profiles.get(hw_name);
+  if (!hw) return prefixed(opt.hw.empty() ? "hardware" : "--hw", hw.errors());
+  return model::evaluate(plan->program, *hw, {.timeline = opt.timeline || !opt.trace.empty()});
+}
+
+bool read_input(const std::string& input, std::string& text) {
+  if (input == "-") {
+    std::ostringstream s;
+    s << std::cin.rdbuf();
+    text = s.str();
+    return true;
+  }
+  std::ifstream f(input, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream s;
+  s << f.rdbuf();
+  text = s.str();
+  return true;
+}
+
+std::string display_name(const std::string& input) { return input == "-" ? "<stdin>" : input; }
+
+int predict_document(const std::string& text, const PredictOptions& opt) {
+  ProfileCache profiles;
+  auto doc = parse_json_text(text);
+  auto result = doc ? predict_one(*doc, opt, profiles) : Result<report::Prediction>(doc.errors());
+  if (!result) {
+    for (const auto& e : result.errors()) std::cerr << display_name(opt.input) << ": " << e.to_string() << "\n";
+    return kBadInput;
+  }
+  if (!opt.trace.empty()) {
+    std::ofstream t(opt.trace);
+    t << report::to_chrome_trace(*result).dump() << "\n";
+    if (!t) std::cerr << "tilesight-cli: cannot write trace to " << opt.trace << "\n";
+  }
+  if (opt.format == "json") std::cout << report::to_json(*result, {.timeline = opt.timeline}).dump(2) << "\n";
+  else std::cout << report::to_text(*result);
+  return kOk;
+}
+
+// One plan per line, one result per line in the same order; a bad line gives an error object
+// and the rest still run.
+int predict_lines(const std::string& text, const PredictOptions& opt) {
+  ProfileCache profiles;
+  std::istringstream in(text);
+  std::string line;
+  int status = kOk, number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto doc = parse_json_text(line);
+    auto result = doc ? predict_one(*doc, opt, profiles) : Result<report::Prediction>(doc.errors());
+    if (result) {
+      std::cout << report::to_json(*result, {.timeline = opt.timeline, .detail = false}).dump() << "\n";
+      continue;
+    }
+    std::string message;
+    for (auto e : result.errors()) {
+      e.line = 0;  // the line of the batch is the useful one here
+      message += (message.empty() ? "" : "; ") + e.to_string();
+    }
+    std::cout << nlohmann::json{{"error", message}, {"line", number}}.dump() << "\n";
+    std::cerr << display_name(opt.input) << ":" << number << ": " << message << "\n";
+    status = kBadInput;
+  }
+  return status;
+}
+
+}  // namespace
+
+void add_predict(CLI::App& app, PredictOptions& o) {
+  auto* cmd = app.add_subcommand("predict", "Predict latency, envelope, utilisation and bottleneck of a plan");
+  cmd->add_option("input", o.input, "Plan JSON file, or - for standard input")->capture_default_str();
+  cmd->add_option("--hw", o.hw, "Hardware profile name (h200, ...) or path; overrides the plan's");
+  cmd->add_option("--format", o.format, "Output format")->check(CLI::IsMember({"text", "json", "jsonl"}))->capture_default_str();
+  cmd->add_flag("--jsonl", o.jsonl, "Batch: one plan per input line, one JSON result per output line");
+  cmd->add_flag("--timeline", o.timeline, "Include per-action timeline events in JSON output");
+  cmd->add_option("--trace", o.trace, "Write the timeline as a Chrome trace (open in Perfetto)");
+}
+
+int run_predict(const PredictOptions& opt) {
+  std::string text;
+  if (!read_input(opt.input, text)) {
+    std::cerr << "tilesight-cli: cannot open " << opt.input << "\n";
+    return kBadInput;
+  }
+  if (opt.jsonl || opt.format == "jsonl") return predict_lines(text, opt);
+  return predict_document(text, opt);
+}
+
+}  // namespace tilesight::cli

@@ -1,0 +1,98 @@
+// A GPU as the model sees it (§3.8, Table 3): SM count and clocks, per-SM occupancy limits,
+// pipeline rates and the memory hierarchy. Plain immutable value, loaded from
+// hw_profiles/<name>.json by hw/profile_loader.h. Rates are device-wide unless named per_sm.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "tilesight/plan/dtype.h"
+
+namespace tilesight::hw {
+
+// Whether the profile's key numbers were calibrated on the real GPU or read off a datasheet.
+enum class ProfileSource { kMeasured, kDatasheet };
+
+constexpr const char* profile_source_name(ProfileSource s) {
+  return s == ProfileSource::kMeasured ? "measured" : "datasheet";
+}
+
+struct SmLimits {
+  double smem_bytes_per_sm = 0;        // shared memory usable by blocks on one SM
+  double smem_bytes_per_block = 0;     // opt-in maximum for one block (227 KiB on H100/H200)
+  double smem_reserved_per_block = 0;  // driver-reserved bytes per resident block (1 KiB)
+  double registers_per_sm = 0;         // 32-bit registers
+  double registers_per_thread = 0;     // maximum per thread (255)
+  double register_alloc_unit = 256;    // registers are allocated per warp in units of this
+  double max_warps_per_sm = 0;
+  double max_blocks_per_sm = 0;
+  double max_threads_per_block = 1024;
+  double tmem_bytes_per_sm = 0;        // Blackwell tensor memory (256 KiB on B200); 0: none
+};
+
+// Tensor-core peak (FLOP/s, dense, whole device) per dtype for the best instruction
+// (wgmma on Hopper); mma_sync_fraction scales it for mma.sync.
+struct TensorCoreRates {
+  std::map<DType, double> flops_per_s;
+  double mma_sync_fraction = 1.0;
+};
+
+// Long tensor-core-bound kernels run slower than short ones (power limit; VALIDATION.md):
+// the rate is full up to short_kernel_us, falls log-linearly to sustained_fraction at
+// long_kernel_us, and stays there.
+struct PowerLimit {
+  double short_kernel_us = 0;
+  double long_kernel_us = 0;
+  double sustained_fraction = 1.0;
+};
+
+struct CacheLevel {
+  double bytes = 0;          // capacity (effective, as calibrated from the bandwidth sweep)
+  double bandwidth = 0;      // bytes/s, whole device
+  double per_sm_bandwidth = 0;  // bytes/s one SM can pull at most (0: no per-SM cap)
+  double associativity = 16;
+  double line_bytes = 128;
+  double partitions = 1;     // H200's L2 is two partitions (VALIDATION.md)
+  double latency_ns = 0;     // pointer-chasing latency of a hit
+};
+
+struct HardwareSpec {
+  std::string name;          // profile name, e.g. "h200"
+  std::string display_name;  // "NVIDIA H200 SXM 141GB"
+  std::string arch;          // "sm_90"
+  ProfileSource profile_source = ProfileSource::kDatasheet;
+
+  double sm_count = 0;
+  double clock_ghz = 0;      // clock the rates below refer to
+
+  SmLimits limits;
+  TensorCoreRates tensor_core;
+  PowerLimit power;
+  double cuda_fp32_flops_per_s = 0;  // FMA = 2 FLOP
+  double sfu_ops_per_s = 0;          // exp2 and friends
+  double smem_bandwidth_per_sm = 0;  // bytes/s
+  double tmem_bandwidth_per_sm = 0;  // bytes/s; 0 where the GPU has no TMEM
+
+  CacheLevel l15;  // bytes == 0: no L1.5 tier
+  CacheLevel l2;
+  double dram_bytes = 0;
+  double dram_bandwidth = 0;      // bytes/s achievable
+  double dram_latency_ns = 0;     // pointer-chasing latency of a miss to DRAM
+  double launch_overhead_us = 0;  // empty-kernel time as CUDA events measure it
+
+  // Where each number came from, keyed by the JSON path in the profile:
+  // {"l2.bandwidth": "measured on H200, hw_profiles/calibrate/bw_sweep.py", ...}
+  std::map<std::string, std::string> sources;
+
+  bool has_l15() const { return l15.bytes > 0; }
+  bool has_tmem() const { return tmem_bandwidth_per_sm > 0; }
+  // Tensor-core FLOP/s for a dtype and instruction, whole device; 0 if unsupported.
+  double tensor_flops(DType dtype, MmaInstruction mma) const {
+    auto it = tensor_core.flops_per_s.find(dtype);
+    if (it == tensor_core.flops_per_s.end()) return 0.0;
+    return mma == MmaInstruction::kMmaSync ? it->second * tensor_core.mma_sync_fraction
+                                           : it->second;
+  }
+};
+
+}  // namespace tilesight::hw

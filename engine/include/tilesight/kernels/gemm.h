@@ -1,0 +1,43 @@
+// The `gemm` template (DESIGN.md): C = A x B as a tile program. Each block owns a
+// block_m x block_n tile of C and walks K in block_k steps: per iteration it loads an A tile
+// and a B tile into shared memory and runs one tensor-core MMA; after the loop it stores C.
+//
+//   tile body:  loop k (ceil(K/block_k) iterations, `stages` deep)
+//                 load_a (smem) ─┐
+//                 load_b (smem) ─┴─> mma (registers)
+//               store_c <─ mma
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "tilesight/plan/tile_program.h"
+#include "tilesight/util/result.h"
+
+namespace tilesight::kernels {
+
+struct GemmParams {
+  std::int64_t M = 0, N = 0, K = 0;
+  std::int64_t block_m = 128, block_n = 128, block_k = 64;
+  std::int64_t group_m = 1;
+  std::int64_t stages = 3;
+  std::int64_t warps = 4;
+  std::int64_t batch = 1;
+  DType dtype = DType::kBF16;
+  std::string layout = "nn";  // nn | nt | tn | tt: A then B, n = row-major as torch.matmul
+};
+
+// Reads `params` (path "params"): every error names its field, all of them at once.
+Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::string& path = "params");
+
+// Shared memory and registers a compiler allocates for this tile config (Triton-like):
+// stages * (A tile + B tile) of shared memory; fp32 accumulators spread over the block's
+// threads plus a fixed working set of registers.
+std::int64_t gemm_smem_bytes(const GemmParams& p);
+std::int64_t gemm_registers_per_thread(const GemmParams& p);
+
+plan::TileProgram lift_gemm(const GemmParams& p);
+
+}  // namespace tilesight::kernels

@@ -1,0 +1,130 @@
+// The tile execution plan of §3.1 (Table 2) as plain immutable values: tensors and tensor
+// accesses (intra-tile footprint and placement, reuse dimensions), the tile grid and its
+// launch order, the DAG of tile actions, the loop nest with software-pipeline stages and the
+// per-block resources that bound occupancy.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilesight/plan/dtype.h"
+
+namespace tilesight::plan {
+
+// Where a tensor tile is produced or resides (§3.1). Remote shard/replica come with the
+// cross-device model.
+enum class Placement { kRegister, kTmem, kSmem, kL15, kL2, kDdr };
+inline constexpr Placement kAllPlacements[] = {Placement::kRegister, Placement::kTmem,
+                                               Placement::kSmem,     Placement::kL15,
+                                               Placement::kL2,       Placement::kDdr};
+
+std::string_view placement_name(Placement p);  // "register", "tmem", "smem", "l15", "l2", "ddr"
+std::optional<Placement> placement_from_name(std::string_view s);
+
+struct Tensor {
+  std::string name;
+  std::vector<std::int64_t> shape;  // elements per dimension
+  DType dtype = DType::kBF16;
+
+  double bytes() const;
+};
+
+// How the tiles of the grid touch one tensor (§3.5.1).
+struct TensorAccess {
+  std::string tensor;                     // a name in TileProgram::tensors
+  std::vector<std::int64_t> tile_shape;   // per-tile footprint, elements per tensor dimension
+  Placement placement = Placement::kDdr;  // where the tensor lives (source of loads)
+  std::vector<std::string> reuse_dims;    // grid dims along which the same block is reused
+  std::string loop;                       // loop that walks new blocks (e.g. "k"); "" = none
+  bool write = false;                     // the tile writes this tensor (e.g. GEMM's C)
+};
+
+// Launch orders (§3.5.3): a concrete sequence of tile coordinates. Row-major has the last
+// grid dim fastest; grouped is Triton's GROUP_M swizzle over the grid's first two dims.
+enum class LaunchOrderKind { kRowMajor, kColumnMajor, kGrouped };
+inline constexpr LaunchOrderKind kAllLaunchOrders[] = {
+    LaunchOrderKind::kRowMajor, LaunchOrderKind::kColumnMajor, LaunchOrderKind::kGrouped};
+
+struct LaunchOrder {
+  LaunchOrderKind kind = LaunchOrderKind::kRowMajor;
+  std::int64_t group_m = 1;  // for kGrouped
+};
+
+std::string_view launch_order_name(LaunchOrderKind k);  // "row_major", "column_major", "grouped"
+std::optional<LaunchOrderKind> launch_order_from_name(std::string_view s);
+
+struct GridDim {
+  std::string name;  // "m", "n", "batch", "head", ...
+  std::int64_t extent = 1;
+};
+
+struct TileGrid {
+  std::vector<GridDim> dims;
+  LaunchOrder order;
+
+  std::int64_t tiles() const;  // product of extents
+  std::optional<std::size_t> dim_index(std::string_view name) const;
+};
+
+// What a tile action does (§3.1).
+enum class OpKind { kLoad, kStore, kMmaTc, kMmaCuda, kReduce, kExp, kRescale, kRemote, kFused };
+inline constexpr OpKind kAllOps[] = {OpKind::kLoad,    OpKind::kStore,  OpKind::kMmaTc,
+                                     OpKind::kMmaCuda, OpKind::kReduce, OpKind::kExp,
+                                     OpKind::kRescale, OpKind::kRemote, OpKind::kFused};
+
+std::string_view op_name(OpKind op);  // "load", "store", "mma_tc", "mma_cuda", "reduce", "exp",
+                                      // "rescale", "remote", "fused"
+std::optional<OpKind> op_from_name(std::string_view s);
+
+// One node of the tile-action DAG. Costs are per execution of the action (one loop iteration
+// of its loop, or once per tile when loop is empty).
+struct TileAction {
+  std::string name;
+  OpKind op = OpKind::kLoad;
+  std::vector<std::string> operands;      // tensor names it reads (load: the tensor it loads)
+  double flops = 0;                       // per execution
+  double bytes = 0;                       // per execution: bytes moved (load/store/remote) or
+                                          // read from the scratchpad (compute)
+  double sfu_ops = 0;                     // transcendental ops (exp), per execution
+  std::vector<std::size_t> deps;          // indices of actions in the same iteration
+  Placement result_level = Placement::kRegister;  // scratchpad level of the result
+  std::string loop;                       // innermost loop it runs in; "" = tile body
+  DType dtype = DType::kBF16;
+  MmaInstruction mma = MmaInstruction::kWgmma;  // for kMmaTc
+};
+
+// A loop of the tile body. The loops form a tree through `parent` ("" = the tile body).
+struct Loop {
+  std::string name;
+  std::int64_t trip_count = 1;
+  std::int64_t stages = 1;  // software-pipeline stages (Triton's num_stages)
+  std::string parent;
+};
+
+struct BlockResources {
+  std::int64_t smem_bytes = 0;
+  std::int64_t registers_per_thread = 0;
+  std::int64_t warps = 4;
+};
+
+struct TileProgram {
+  std::string name;
+  std::string kernel = "custom";  // template it was lifted from, or "custom"
+  std::vector<Tensor> tensors;
+  std::vector<TensorAccess> accesses;
+  TileGrid grid;
+  std::vector<TileAction> actions;
+  std::vector<Loop> loops;
+  BlockResources resources;
+  std::string hardware;  // profile name or path, may be empty (then --hw is required)
+
+  const Tensor* find_tensor(std::string_view name) const;
+  const Loop* find_loop(std::string_view name) const;
+  // Product of trip counts from the tile body down to `loop` (1 for "").
+  std::int64_t executions_per_tile(std::string_view loop) const;
+};
+
+}  // namespace tilesight::plan

@@ -1,0 +1,22 @@
+// The Prediction as JSON (CLI contract, DESIGN.md): flat keys other tools rely on first
+// (latency_us, prologue_us, steady_us, epilogue_us, waves, resident_blocks_per_sm,
+// bottleneck, utilization{tc..net}, profile_source, l2_hit_rate, dram_bytes), then detail.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "tilesight/report/prediction.h"
+
+namespace tilesight::report {
+
+struct JsonOptions {
+  bool timeline = false;  // include the per-action timeline events
+  bool detail = true;     // loops, waves, tensors, diagnosis
+};
+
+nlohmann::json to_json(const Prediction& p, const JsonOptions& options = {});
+
+// Chrome trace (Perfetto) of the timeline: one thread per pipeline.
+nlohmann::json to_chrome_trace(const Prediction& p);
+
+}  // namespace tilesight::report

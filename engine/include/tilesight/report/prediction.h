@@ -1,0 +1,104 @@
+// What the engine predicts for one kernel: plain values only (no callbacks, no Qt). The CLI
+// prints it, the JSON writer serialises it, the GUI's adapters draw it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tilesight/hw/hardware_spec.h"
+#include "tilesight/hw/resource.h"
+
+namespace tilesight::report {
+
+// One bar of a per-pipeline timeline: an action occupying a resource on one SM.
+struct TimelineEvent {
+  std::string action;
+  Resource resource = Resource::kTC;
+  double start_us = 0;
+  double end_us = 0;
+  std::int64_t iteration = -1;  // loop iteration, -1 for tile-body actions
+  std::string phase;            // "prologue", "steady", "epilogue"
+  double bytes = 0;
+  double flops = 0;
+};
+
+// The envelope of one loop of the tile body (eq. 2), for the busiest SM of a full wave.
+struct LoopReport {
+  std::string loop;
+  std::int64_t iterations = 0;  // N, resident tiles' iterations included
+  std::int64_t depth = 0;       // d = stages * resident - 1 (eq. 3)
+  double prologue_us = 0;
+  double steady_us = 0;         // per iteration
+  double epilogue_us = 0;
+  double total_us = 0;
+  double throughput_us = 0;     // max_r sum u_r per iteration (eq. 4)
+  double chain_us = 0;          // in-order dependency chain per iteration
+  double latency_floor_us = 0;  // memory latency / loads in flight
+  std::string limited_by;       // "throughput", "dependency chain" or "memory latency"
+  std::vector<std::string> best_order;  // action names, eq. 5
+  std::string order_search;             // how the order was found
+  std::uint64_t legal_orders = 0;
+  bool legal_orders_exact = true;
+};
+
+struct WaveReport {
+  std::string kind;             // "full" or "tail"
+  std::int64_t count = 0;       // how many waves of this kind
+  std::int64_t active_sms = 0;
+  std::int64_t resident = 0;    // blocks per SM in this wave
+  double time_us = 0;           // one wave
+  double prologue_us = 0;
+  double steady_us = 0;         // all steady iterations together
+  double epilogue_us = 0;
+};
+
+struct TensorTraffic {
+  std::string tensor;
+  double requested_bytes = 0;  // bytes the tiles ask for (all tiles, all iterations)
+  double dram_bytes = 0;
+  double l2_hit_rate = 0;
+};
+
+struct Prediction {
+  std::string kernel;
+  std::string name;
+  std::string hardware;
+  hw::ProfileSource profile_source = hw::ProfileSource::kDatasheet;
+
+  double latency_us = 0;  // as CUDA events around one launch measure it
+  double launch_overhead_us = 0;
+  double prologue_us = 0;  // summed over waves
+  double steady_us = 0;
+  double epilogue_us = 0;
+
+  std::int64_t blocks = 0;
+  std::int64_t waves = 0;
+  std::int64_t resident_blocks_per_sm = 0;
+  std::string occupancy_limiter;
+  std::vector<WaveReport> wave_reports;
+  std::vector<LoopReport> loops;
+
+  std::array<double, kResourceCount> busy_us{};      // device-average busy time per resource
+  std::array<double, kResourceCount> utilization{};  // busy / latency, 0..1
+  Resource bottleneck = Resource::kTC;
+
+  double flops = 0;
+  double achieved_flops_per_s = 0;
+  double clock_factor = 1.0;  // sustained-clock factor applied to SM pipelines
+
+  std::string cache_model;
+  double l2_hit_rate = 0;       // every L2 sector lookup, loads and stores
+  double l2_load_hit_rate = 0;  // loads only
+  double dram_bytes = 0;        // read + written
+  double dram_read_bytes = 0;
+  double dram_write_bytes = 0;
+  std::vector<TensorTraffic> tensors;
+
+  std::vector<TimelineEvent> timeline;  // one SM of the first wave
+  std::vector<std::string> diagnosis;   // sentences, most important first
+  std::vector<std::string> warnings;
+};
+
+}  // namespace tilesight::report

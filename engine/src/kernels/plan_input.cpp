@@ -1,0 +1,72 @@
+#include "tilesight/kernels/plan_input.h"
+
+#include <functional>
+#include <map>
+
+#include "tilesight/kernels/gemm.h"
+#include "tilesight/plan/plan_json.h"
+#include "tilesight/util/json_input.h"
+
+namespace tilesight::kernels {
+
+namespace {
+
+using Lift = std::function<Result<plan::TileProgram>(const nlohmann::json& params)>;
+
+const std::map<std::string, Lift>& templates() {
+  static const std::map<std::string, Lift> registry = {
+      {"gemm",
+       [](const nlohmann::json& params) -> Result<plan::TileProgram> {
+         auto p = parse_gemm_params(params);
+         if (!p) return p.errors();
+         return lift_gemm(*p);
+       }},
+  };
+  return registry;
+}
+
+std::string known_list() {
+  std::string s;
+  for (const auto& name : template_names()) s += (s.empty() ? "" : ", ") + name;
+  return s;
+}
+
+Result<PlanInput> read_instance(const nlohmann::json& doc) {
+  Errors errors;
+  FieldReader f{doc, "", errors};
+  f.reject_unknown({"kernel", "hardware", "params", "name"});
+  const auto kernel = f.string("kernel");
+  const auto hardware = f.string("hardware", "");
+  const auto name = f.string("name", "");
+  if (!doc.contains("params")) errors.push_back({"params", "missing (the template's parameters)"});
+  if (!errors.empty()) return errors;
+  auto it = templates().find(*kernel);
+  if (it == templates().end())
+    return Error{"kernel", "unknown kernel \"" + *kernel + "\"; known: " + known_list()};
+  auto program = it->second(doc["params"]);
+  if (!program) return program.errors();
+  PlanInput in{std::move(program).value(), *hardware};
+  if (!name->empty()) in.program.name = *name;
+  in.program.hardware = in.hardware;
+  return in;
+}
+
+}  // namespace
+
+std::vector<std::string> template_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, lift] : templates()) names.push_back(name);
+  return names;
+}
+
+Result<PlanInput> read_plan(const nlohmann::json& doc) {
+  if (!doc.is_object()) return Error{"", "a plan must be a JSON object, got " + json_type_phrase(doc)};
+  if (doc.contains("kernel")) return read_instance(doc);
+  auto program = plan::parse_tile_program(doc);
+  if (!program) return program.errors();
+  PlanInput in{std::move(program).value(), ""};
+  in.hardware = in.program.hardware;
+  return in;
+}
+
+}  // namespace tilesight::kernels

@@ -1,0 +1,185 @@
+#include "tilesight/model/evaluate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tilesight/model/occupancy.h"
+#include "tilesight/model/timeline.h"
+#include "tilesight/model/wave_model.h"
+#include "tilesight/model/waves.h"
+#include "tilesight/plan/plan_json.h"
+#include "tilesight/report/diagnosis.h"
+
+namespace tilesight::model {
+
+namespace {
+
+constexpr double kUs = 1e6;
+
+Errors unsupported(const plan::TileProgram& p) {
+  Errors errors;
+  for (std::size_t i = 0; i < p.actions.size(); ++i)
+    if (p.actions[i].op == plan::OpKind::kRemote)
+      errors.push_back({"actions[" + std::to_string(i) + "].op",
+                        "remote transfers need the cross-device model, which is not available yet"});
+  return errors;
+}
+
+// Long tensor-core-bound kernels run at a lower, power-limited clock (VALIDATION.md): full rate
+// up to short_kernel_us, falling log-linearly to sustained_fraction at long_kernel_us.
+double sustained_fraction(const hw::PowerLimit& pl, double duration_us) {
+  if (pl.sustained_fraction >= 1 || pl.long_kernel_us <= pl.short_kernel_us || duration_us <= pl.short_kernel_us ||
+      pl.short_kernel_us <= 0)
+    return duration_us >= pl.long_kernel_us ? pl.sustained_fraction : 1.0;
+  if (duration_us >= pl.long_kernel_us) return pl.sustained_fraction;
+  const double x = std::log(duration_us / pl.short_kernel_us) / std::log(pl.long_kernel_us / pl.short_kernel_us);
+  return 1.0 - x * (1.0 - pl.sustained_fraction);
+}
+
+struct WavePlan {
+  WaveDecomposition waves;
+  WaveTime full;
+  WaveTime tail;
+};
+
+WavePlan run_waves(const plan::TileProgram& p, const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic,
+                   std::int64_t resident, double clock, std::size_t max_orders) {
+  WavePlan w;
+  const auto sms = static_cast<std::int64_t>(hw.sm_count);
+  w.waves = decompose_waves(p.grid.tiles(), sms, resident);
+  if (w.waves.full_waves > 0)
+    w.full = evaluate_wave(p, hw, traffic, hw.sm_count, resident, clock, max_orders);
+  if (w.waves.tail_blocks > 0)
+    w.tail = evaluate_wave(p, hw, traffic, static_cast<double>(w.waves.tail_active_sms),
+                           w.waves.tail_resident, clock, max_orders);
+  return w;
+}
+
+double kernel_seconds(const WavePlan& w) {
+  return static_cast<double>(w.waves.full_waves) * w.full.total() + w.tail.total();
+}
+
+// Device-average busy seconds per resource: a tail wave keeps only its active SMs busy.
+std::array<double, kResourceCount> device_busy(const WavePlan& w, double sms) {
+  std::array<double, kResourceCount> busy{};
+  for (std::size_t r = 0; r < kResourceCount; ++r)
+    busy[r] = static_cast<double>(w.waves.full_waves) * w.full.busy.t[r] +
+              w.tail.busy.t[r] * w.tail.active_sms / sms;
+  return busy;
+}
+
+report::LoopReport loop_report(const LoopAnalysis& la) {
+  report::LoopReport r;
+  r.loop = la.loop;
+  r.iterations = la.envelope.iterations;
+  r.depth = la.envelope.depth;
+  r.prologue_us = la.envelope.prologue * kUs;
+  r.steady_us = la.envelope.steady * kUs;
+  r.epilogue_us = la.envelope.epilogue * kUs;
+  r.total_us = la.envelope.total() * kUs;
+  r.throughput_us = la.throughput * kUs;
+  r.chain_us = la.chain * kUs;
+  r.latency_floor_us = la.latency_floor * kUs;
+  r.limited_by = la.limited_by;
+  for (auto k : la.best_order) r.best_order.push_back(la.items[k].name);
+  r.order_search = la.search.method;
+  r.legal_orders = la.legal_orders.count;
+  r.legal_orders_exact = la.legal_orders.exact && !la.legal_orders.saturated;
+  return r;
+}
+
+report::WaveReport wave_report(const char* kind, std::int64_t count, const WaveTime& w) {
+  return {.kind = kind, .count = count, .active_sms = static_cast<std::int64_t>(w.active_sms),
+          .resident = w.resident, .time_us = w.total() * kUs, .prologue_us = w.prologue * kUs,
+          .steady_us = w.steady * kUs, .epilogue_us = w.epilogue * kUs};
+}
+
+void fill_cache(report::Prediction& pred, const plan::TileProgram& p, const cache::CacheTraffic& t) {
+  pred.cache_model = t.model;
+  pred.l2_hit_rate = t.l2_hit_rate();
+  pred.l2_load_hit_rate = t.l2_load_hit_rate();
+  pred.dram_read_bytes = t.dram_read_bytes();
+  pred.dram_write_bytes = t.dram_write_bytes();
+  pred.dram_bytes = pred.dram_read_bytes + pred.dram_write_bytes;
+  for (std::size_t i = 0; i < t.accesses.size() && i < p.accesses.size(); ++i) {
+    const auto& a = t.accesses[i];
+    pred.tensors.push_back({.tensor = a.tensor, .requested_bytes = a.requested_bytes,
+                            .dram_bytes = a.dram_bytes,
+                            .l2_hit_rate = a.requested_bytes > 0 ? a.l2_hit_bytes / a.requested_bytes : 0});
+  }
+}
+
+double program_flops(const plan::TileProgram& p) {
+  double per_tile = 0;
+  for (const auto& a : p.actions) per_tile += a.flops * static_cast<double>(p.executions_per_tile(a.loop));
+  return per_tile * static_cast<double>(p.grid.tiles());
+}
+
+}  // namespace
+
+Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::HardwareSpec& hw,
+                                    const EvaluateOptions& options) {
+  if (Errors e = plan::validate(program); !e.empty()) return e;
+  if (Errors e = unsupported(program); !e.empty()) return e;
+
+  // 1. Partition across devices: single-device plans are the local-only case (§3.6).
+  // 2. Cache traffic from the launch order -> L2/DRAM split of every memory action (§3.5).
+  const cache::FirstTouchCacheModel first_touch;
+  const cache::CacheModel& cache_model = options.cache_model ? *options.cache_model : first_touch;
+  const cache::CacheTraffic traffic = cache_model.analyze(program, hw);
+
+  // 3. Resident tiles per SM (§3.4); a block that cannot fit is an error, every limit named.
+  auto occupancy = compute_occupancy(program.resources, hw);
+  if (!occupancy) return occupancy.errors();
+  const std::int64_t resident = occupancy->resident_blocks;
+
+  // 4-6. Resource vectors, best orders and envelopes per wave, full waves plus a tail wave
+  // with its own active-SM bandwidth share (Algorithm 2). Evaluated at full clock, then again
+  // at the sustained clock that a kernel of that length runs at.
+  WavePlan waves = run_waves(program, hw, traffic, resident, 1.0, options.max_orders);
+  double seconds = kernel_seconds(waves);
+  const auto busy1 = device_busy(waves, hw.sm_count);
+  const double tc_share = seconds > 0 ? std::min(1.0, busy1[index(Resource::kTC)] / seconds) : 0;
+  const double clock = 1.0 - (1.0 - sustained_fraction(hw.power, seconds * kUs)) * tc_share;
+  if (clock < 1.0) {
+    waves = run_waves(program, hw, traffic, resident, clock, options.max_orders);
+    seconds = kernel_seconds(waves);
+  }
+
+  report::Prediction pred;
+  pred.kernel = program.kernel;
+  pred.name = program.name;
+  pred.hardware = hw.name;
+  pred.profile_source = hw.profile_source;
+  pred.launch_overhead_us = hw.launch_overhead_us;
+  pred.latency_us = seconds * kUs + hw.launch_overhead_us;
+  pred.clock_factor = clock;
+  pred.blocks = waves.waves.blocks;
+  pred.waves = waves.waves.waves();
+  pred.resident_blocks_per_sm = resident;
+  pred.occupancy_limiter = occupancy->limiter;
+  const double nfull = static_cast<double>(waves.waves.full_waves);
+  pred.prologue_us = (nfull * waves.full.prologue + waves.tail.prologue) * kUs;
+  pred.steady_us = (nfull * waves.full.steady + waves.tail.steady) * kUs;
+  pred.epilogue_us = (nfull * waves.full.epilogue + waves.tail.epilogue) * kUs;
+  if (waves.waves.full_waves > 0) pred.wave_reports.push_back(wave_report("full", waves.waves.full_waves, waves.full));
+  if (waves.waves.tail_blocks > 0) pred.wave_reports.push_back(wave_report("tail", 1, waves.tail));
+  const WaveTime& first = waves.waves.full_waves > 0 ? waves.full : waves.tail;
+  for (const auto& la : first.loops) pred.loops.push_back(loop_report(la));
+
+  const auto busy = device_busy(waves, hw.sm_count);
+  for (std::size_t r = 0; r < kResourceCount; ++r) {
+    pred.busy_us[r] = busy[r] * kUs;
+    pred.utilization[r] = pred.latency_us > 0 ? std::min(1.0, pred.busy_us[r] / pred.latency_us) : 0;
+  }
+  pred.bottleneck = static_cast<Resource>(
+      std::max_element(pred.utilization.begin(), pred.utilization.end()) - pred.utilization.begin());
+  pred.flops = program_flops(program);
+  pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
+  fill_cache(pred, program, traffic);
+  if (options.timeline) pred.timeline = build_timeline(program, first, options.timeline_iterations);
+  pred.diagnosis = report::diagnose(pred);
+  return pred;
+}
+
+}  // namespace tilesight::model

@@ -1,0 +1,169 @@
+#include "tilesight/model/loop_analysis.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tilesight::model {
+
+namespace {
+
+constexpr std::array<Resource, 4> kMemoryLanes = {Resource::kL15, Resource::kL2, Resource::kDram,
+                                                  Resource::kNet};
+
+// Actions of `loop` and of every loop nested in it.
+void collect_subtree(const plan::TileProgram& p, const std::string& loop, std::vector<std::size_t>& out) {
+  for (std::size_t i = 0; i < p.actions.size(); ++i)
+    if (p.actions[i].loop == loop) out.push_back(i);
+  for (const auto& child : p.loops)
+    if (child.parent == loop && child.name != loop) collect_subtree(p, child.name, out);
+}
+
+std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx) {
+  std::vector<BodyItem> items;
+  const auto& p = ctx.program;
+  for (std::size_t i = 0; i < p.actions.size(); ++i) {
+    const auto& a = p.actions[i];
+    if (a.loop != loop.name) continue;
+    BodyItem item{.name = a.name, .action_indices = {i}};
+    item.u = resource_vector(a, ctx.hw, ctx.rates, ctx.traffic);
+    item.duration = item.u.max();
+    item.is_load = a.op == plan::OpKind::kLoad;
+    item.latency = load_latency_s(a, ctx.hw, ctx.traffic);
+    items.push_back(std::move(item));
+  }
+  // A nested loop is one composite item: its busy time as the resource vector, its envelope
+  // as the duration (Algorithm 2: AnalyzeLoop recurses into sub-loops).
+  for (const auto& child : p.loops) {
+    if (child.parent != loop.name || child.name == loop.name) continue;
+    LoopAnalysis inner = analyze_loop(child, 1, ctx);
+    BodyItem item{.name = child.name};
+    collect_subtree(p, child.name, item.action_indices);
+    item.u = inner.busy;
+    item.duration = inner.envelope.total();
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+// Item j precedes item i when an action of i depends on an action of j.
+ActionDag item_dag(const std::vector<BodyItem>& items, const plan::TileProgram& p) {
+  std::vector<std::size_t> owner(p.actions.size(), std::numeric_limits<std::size_t>::max());
+  for (std::size_t k = 0; k < items.size(); ++k)
+    for (auto a : items[k].action_indices) owner[a] = k;
+  ActionDag dag;
+  dag.preds.resize(items.size());
+  for (std::size_t k = 0; k < items.size(); ++k)
+    for (auto a : items[k].action_indices)
+      for (auto d : p.actions[a].deps) {
+        const std::size_t j = owner[d];
+        if (j == std::numeric_limits<std::size_t>::max() || j == k) continue;
+        auto& pr = dag.preds[k];
+        if (std::find(pr.begin(), pr.end(), j) == pr.end()) pr.push_back(j);
+      }
+  return dag;
+}
+
+// In-order issue of one iteration (eq. 5's sigma): an item starts when the previous item in
+// the order has issued, its producers are done and the pipelines it needs are free. Loads
+// prefetched by the software pipeline are off the chain; without prefetch (stages == 1)
+// they sit on it with their latency.
+double chain_makespan(const std::vector<std::size_t>& order, const std::vector<BodyItem>& items,
+                      const ActionDag& dag, bool loads_on_chain, std::vector<double>* offsets) {
+  std::vector<double> end(items.size(), 0.0);
+  std::array<double, kResourceCount> free{};
+  double issue = 0, makespan = 0;
+  for (auto k : order) {
+    const auto& it = items[k];
+    if (it.is_load && !loads_on_chain) continue;
+    double start = issue;
+    for (auto j : dag.preds[k]) start = std::max(start, end[j]);
+    for (std::size_t r = 0; r < kResourceCount; ++r)
+      if (it.u.t[r] > 0) start = std::max(start, free[r]);
+    const double dur = it.duration + (it.is_load ? it.latency : 0);
+    end[k] = start + dur;
+    for (std::size_t r = 0; r < kResourceCount; ++r)
+      if (it.u.t[r] > 0) free[r] = start + it.u.t[r];
+    issue = start;
+    makespan = std::max(makespan, end[k]);
+    if (offsets) (*offsets)[k] = start;
+  }
+  return makespan;
+}
+
+// Longest dependency path through the chain items: no order can beat it.
+double critical_path(const std::vector<BodyItem>& items, const ActionDag& dag, bool loads_on_chain) {
+  std::vector<double> finish(items.size(), -1.0);
+  std::function<double(std::size_t)> f = [&](std::size_t k) -> double {
+    if (finish[k] >= 0) return finish[k];
+    double start = 0;
+    for (auto j : dag.preds[k]) start = std::max(start, f(j));
+    const auto& it = items[k];
+    const bool on = !it.is_load || loads_on_chain;
+    return finish[k] = start + (on ? it.duration + (it.is_load ? it.latency : 0) : 0);
+  };
+  double cp = 0;
+  for (std::size_t k = 0; k < items.size(); ++k) cp = std::max(cp, f(k));
+  return cp;
+}
+
+}  // namespace
+
+LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const LoopContext& ctx) {
+  LoopAnalysis out;
+  out.loop = loop.name;
+  out.items = body_items(loop, ctx);
+  const ActionDag dag = item_dag(out.items, ctx.program);
+  const double inter = static_cast<double>(std::max<std::int64_t>(interleave, 1));
+  const bool loads_on_chain = loop.stages <= 1;
+
+  // Throughput (eq. 4) and the memory-latency floor: R resident tiles keep about
+  // R * (stages - 1) iterations of loads in flight (DESIGN.md).
+  ResourceVector per_iteration;
+  for (const auto& it : out.items) {
+    per_iteration += it.u;
+    if (it.is_load) out.first_load_latency = std::max(out.first_load_latency, it.latency);
+  }
+  out.throughput = per_iteration.max();
+  const double in_flight = inter * static_cast<double>(std::max<std::int64_t>(loop.stages - 1, 1));
+  out.latency_floor = out.first_load_latency / in_flight;
+  for (Resource r : kMemoryLanes) {
+    double s = 0;
+    for (const auto& it : out.items)
+      if (it.is_load) s += it.u[r];
+    out.first_loads = std::max(out.first_loads, s);
+  }
+
+  // Best legal order (eq. 5) by branch-and-bound on the in-order chain.
+  const double fixed = std::max(out.throughput, out.latency_floor);
+  const double bound = std::max(fixed, critical_path(out.items, dag, loads_on_chain) / inter);
+  PrefixCost cost = [&](const std::vector<std::size_t>& prefix) {
+    return std::max(fixed, chain_makespan(prefix, out.items, dag, loads_on_chain, nullptr) / inter);
+  };
+  out.search = best_topological_order(dag, cost, {.max_orders = ctx.max_orders, .lower_bound = bound});
+  out.legal_orders = count_topological_orders(dag);
+  out.best_order = out.search.order;
+  std::vector<double> offsets(out.items.size(), 0.0);
+  out.chain = chain_makespan(out.best_order, out.items, dag, loads_on_chain, &offsets);
+  for (std::size_t k = 0; k < out.items.size(); ++k) out.items[k].chain_offset = offsets[k];
+  out.last_chain = loads_on_chain ? 0.0 : out.chain;
+
+  const double steady = std::max(fixed, out.chain / inter);
+  out.limited_by = steady == out.throughput             ? "throughput"
+                   : steady == out.latency_floor        ? "memory latency"
+                                                        : "dependency chain";
+
+  // Envelope (eqs. 2-3).
+  auto& env = out.envelope;
+  env.iterations = loop.trip_count * std::max<std::int64_t>(interleave, 1);
+  env.depth = effective_depth(loop.stages, std::max<std::int64_t>(interleave, 1));
+  env.steady = steady;
+  const std::int64_t filled = std::min(env.depth, env.iterations);
+  if (filled >= 1) {
+    env.prologue = out.first_load_latency + out.first_loads + static_cast<double>(filled - 1) * steady;
+    env.epilogue = out.last_chain;
+  }
+  out.busy = per_iteration * static_cast<double>(env.iterations);
+  return out;
+}
+
+}  // namespace tilesight::model

@@ -1,0 +1,91 @@
+#include "tilesight/model/resource_vector.h"
+
+#include <algorithm>
+
+namespace tilesight::model {
+
+namespace {
+
+double per_sm_share(double device_bw, double active_sms, double per_sm_cap) {
+  if (device_bw <= 0 || active_sms <= 0) return 0;
+  double share = device_bw / active_sms;
+  return per_sm_cap > 0 ? std::min(share, per_sm_cap) : share;
+}
+
+double seconds(double amount, double rate) { return amount > 0 && rate > 0 ? amount / rate : 0; }
+
+std::string moved_tensor(const plan::TileAction& action) {
+  return action.operands.empty() ? std::string() : action.operands.front();
+}
+
+}  // namespace
+
+SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_factor) {
+  const double sms = hw.sm_count > 0 ? hw.sm_count : 1;
+  SmRates r;
+  r.cuda_flops = hw.cuda_fp32_flops_per_s / sms * clock_factor;
+  r.sfu_ops = hw.sfu_ops_per_s / sms * clock_factor;
+  r.smem_bytes = hw.smem_bandwidth_per_sm * clock_factor;
+  r.tmem_bytes = hw.tmem_bandwidth_per_sm * clock_factor;
+  r.l15_bytes = per_sm_share(hw.l15.bandwidth, active_sms, hw.l15.per_sm_bandwidth);
+  r.l2_bytes = per_sm_share(hw.l2.bandwidth, active_sms, hw.l2.per_sm_bandwidth);
+  r.dram_bytes = per_sm_share(hw.dram_bandwidth, active_sms, 0);
+  r.tc_flops = clock_factor;  // scaled per dtype in resource_vector
+  return r;
+}
+
+ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec& hw,
+                               const SmRates& rates, const cache::CacheTraffic& traffic) {
+  using plan::OpKind;
+  using plan::Placement;
+  ResourceVector u;
+  const double sms = hw.sm_count > 0 ? hw.sm_count : 1;
+  switch (a.op) {
+    case OpKind::kLoad:
+    case OpKind::kStore: {
+      // Every byte crosses L2; the cache model says which share also reaches DRAM. A load
+      // into shared memory (TMA, cp.async) also writes SMEM; a store from registers does not.
+      const double dram_share = traffic.dram_fraction(moved_tensor(a));
+      u[Resource::kL2] = seconds(a.bytes, rates.l2_bytes);
+      u[Resource::kDram] = seconds(a.bytes * dram_share, rates.dram_bytes);
+      if (a.op == OpKind::kLoad && a.result_level == Placement::kSmem)
+        u[Resource::kSmem] = seconds(a.bytes, rates.smem_bytes);
+      if (a.result_level == Placement::kTmem) u[Resource::kTmem] = seconds(a.bytes, rates.tmem_bytes);
+      break;
+    }
+    case OpKind::kMmaTc: {
+      const double tc = hw.tensor_flops(a.dtype, a.mma) / sms * rates.tc_flops;
+      u[Resource::kTC] = seconds(a.flops, tc);
+      // Operands stream from shared memory (wgmma reads A and B there); TMEM holds the
+      // accumulator on Blackwell.
+      u[Resource::kSmem] = seconds(a.bytes, rates.smem_bytes);
+      if (a.result_level == Placement::kTmem) u[Resource::kTmem] = seconds(a.bytes, rates.tmem_bytes);
+      break;
+    }
+    case OpKind::kMmaCuda:
+    case OpKind::kReduce:
+    case OpKind::kRescale:
+    case OpKind::kFused:
+    case OpKind::kExp: {
+      u[Resource::kCuda] = seconds(a.flops, rates.cuda_flops);
+      u[Resource::kSfu] = seconds(a.sfu_ops, rates.sfu_ops);
+      const double scratch = a.bytes;
+      if (a.result_level == Placement::kSmem) u[Resource::kSmem] = seconds(scratch, rates.smem_bytes);
+      if (a.result_level == Placement::kTmem) u[Resource::kTmem] = seconds(scratch, rates.tmem_bytes);
+      break;
+    }
+    case OpKind::kRemote:
+      // Filled from the routed collective stage cost once the cross-device model exists.
+      break;
+  }
+  return u;
+}
+
+double load_latency_s(const plan::TileAction& a, const hw::HardwareSpec& hw,
+                      const cache::CacheTraffic& traffic) {
+  if (a.op != plan::OpKind::kLoad) return 0;
+  const double f = traffic.dram_fraction(moved_tensor(a));
+  return (f * hw.dram_latency_ns + (1 - f) * hw.l2.latency_ns) * 1e-9;
+}
+
+}  // namespace tilesight::model

@@ -1,0 +1,93 @@
+#include "tilesight/report/diagnosis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tilesight::report {
+
+std::string format_us(double us) {
+  char buf[64];
+  if (us >= 1000) std::snprintf(buf, sizeof buf, "%.3g ms", us / 1000);
+  else std::snprintf(buf, sizeof buf, "%.3g us", us);
+  return buf;
+}
+
+std::string format_percent(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", x * 100);
+  return buf;
+}
+
+std::string format_si_bytes(double b) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int u = 0;
+  while (b >= 1000 && u < 4) {
+    b /= 1000;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g %s", b, units[u]);
+  return buf;
+}
+
+namespace {
+
+std::string bottleneck_sentence(const Prediction& p) {
+  std::string s = std::string(resource_label(p.bottleneck)) + " " +
+                  format_percent(p.utilization[index(p.bottleneck)]) + " busy: the bottleneck";
+  // Name the runner-up when it is close: two pipelines near saturation overlap well.
+  Resource second = p.bottleneck;
+  double best = -1;
+  for (Resource r : kAllResources)
+    if (r != p.bottleneck && p.utilization[index(r)] > best) {
+      best = p.utilization[index(r)];
+      second = r;
+    }
+  if (best > 0.05)
+    s += "; next is " + std::string(resource_label(second)) + " at " + format_percent(best);
+  return s + ".";
+}
+
+std::string loop_sentence(const LoopReport& l, std::int64_t resident) {
+  std::string s = "Loop " + l.loop + " (" + std::to_string(l.iterations) + " iterations per SM, depth " +
+                  std::to_string(l.depth) + ") is bound by " + l.limited_by + " in the steady state: " +
+                  format_us(l.steady_us) + " per iteration";
+  if (l.limited_by == "memory latency") {
+    s += " against " + format_us(l.throughput_us) + " of pipeline work; only " +
+         std::to_string(std::max<std::int64_t>(l.depth, 1)) + " iterations of loads are in flight with " +
+         std::to_string(resident) + " resident block(s), so more stages or resident blocks would hide it.";
+  } else if (l.limited_by == "dependency chain") {
+    s += ": the actions of one iteration wait on each other (" + format_us(l.chain_us) +
+         " in order) longer than the pipelines are busy (" + format_us(l.throughput_us) + ").";
+  } else {
+    s += ", the sum of work on its busiest pipeline.";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> diagnose(const Prediction& p) {
+  std::vector<std::string> out;
+  out.push_back(bottleneck_sentence(p));
+  for (const auto& l : p.loops) out.push_back(loop_sentence(l, p.resident_blocks_per_sm));
+  std::string w = std::to_string(p.blocks) + " blocks run in " + std::to_string(p.waves) + " wave(s), " +
+                  std::to_string(p.resident_blocks_per_sm) + " resident per SM (limited by " +
+                  p.occupancy_limiter + ")";
+  for (const auto& wr : p.wave_reports)
+    if (wr.kind == "tail")
+      w += "; the tail wave keeps " + std::to_string(wr.active_sms) + " SMs busy for " + format_us(wr.time_us);
+  out.push_back(w + ".");
+  if (p.launch_overhead_us > 0.2 * p.latency_us)
+    out.push_back("Launch overhead (" + format_us(p.launch_overhead_us) + ") is " +
+                  format_percent(p.launch_overhead_us / p.latency_us) + " of the latency: the kernel is too small to fill the GPU for long.");
+  if (p.clock_factor < 0.995)
+    out.push_back("Tensor-core pipelines run at " + format_percent(p.clock_factor) +
+                  " of their short-kernel rate: a kernel this long is held to the power-limited sustained clock.");
+  out.push_back("L2 hit rate " + format_percent(p.l2_hit_rate) + " (" + p.cache_model + "); DRAM traffic " +
+                format_si_bytes(p.dram_bytes) + ".");
+  return out;
+}
+
+}  // namespace tilesight::report

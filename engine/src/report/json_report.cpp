@@ -1,0 +1,114 @@
+#include "tilesight/report/json_report.h"
+
+#include <cmath>
+
+namespace tilesight::report {
+
+namespace {
+
+// Rounded to 6 significant digits so reports are stable across compilers and readable.
+double r6(double x) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  const double scale = std::pow(10.0, 5 - static_cast<int>(std::floor(std::log10(std::fabs(x)))));
+  return std::round(x * scale) / scale;
+}
+
+nlohmann::json per_resource(const std::array<double, kResourceCount>& v) {
+  nlohmann::json j = nlohmann::json::object();
+  for (Resource r : kAllResources) j[std::string(resource_key(r))] = r6(v[index(r)]);
+  return j;
+}
+
+nlohmann::json loops_json(const Prediction& p) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& l : p.loops)
+    arr.push_back({{"loop", l.loop}, {"iterations", l.iterations}, {"depth", l.depth},
+                   {"prologue_us", r6(l.prologue_us)}, {"steady_us", r6(l.steady_us)},
+                   {"epilogue_us", r6(l.epilogue_us)}, {"total_us", r6(l.total_us)},
+                   {"throughput_us", r6(l.throughput_us)}, {"chain_us", r6(l.chain_us)},
+                   {"latency_floor_us", r6(l.latency_floor_us)}, {"limited_by", l.limited_by},
+                   {"best_order", l.best_order}, {"order_search", l.order_search},
+                   {"legal_orders", l.legal_orders}, {"legal_orders_exact", l.legal_orders_exact}});
+  return arr;
+}
+
+nlohmann::json waves_json(const Prediction& p) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& w : p.wave_reports)
+    arr.push_back({{"kind", w.kind}, {"count", w.count}, {"active_sms", w.active_sms},
+                   {"resident", w.resident}, {"time_us", r6(w.time_us)},
+                   {"prologue_us", r6(w.prologue_us)}, {"steady_us", r6(w.steady_us)},
+                   {"epilogue_us", r6(w.epilogue_us)}});
+  return arr;
+}
+
+nlohmann::json tensors_json(const Prediction& p) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& t : p.tensors)
+    arr.push_back({{"tensor", t.tensor}, {"requested_bytes", r6(t.requested_bytes)},
+                   {"dram_bytes", r6(t.dram_bytes)}, {"l2_hit_rate", r6(t.l2_hit_rate)}});
+  return arr;
+}
+
+nlohmann::json timeline_json(const Prediction& p) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& e : p.timeline)
+    arr.push_back({{"action", e.action}, {"resource", std::string(resource_key(e.resource))},
+                   {"start_us", r6(e.start_us)}, {"end_us", r6(e.end_us)}, {"iteration", e.iteration},
+                   {"phase", e.phase}, {"bytes", r6(e.bytes)}, {"flops", r6(e.flops)}});
+  return arr;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Prediction& p, const JsonOptions& options) {
+  nlohmann::json j;
+  j["kernel"] = p.kernel;
+  j["name"] = p.name;
+  j["hardware"] = p.hardware;
+  j["profile_source"] = hw::profile_source_name(p.profile_source);
+  j["latency_us"] = r6(p.latency_us);
+  j["prologue_us"] = r6(p.prologue_us);
+  j["steady_us"] = r6(p.steady_us);
+  j["epilogue_us"] = r6(p.epilogue_us);
+  j["launch_overhead_us"] = r6(p.launch_overhead_us);
+  j["waves"] = p.waves;
+  j["blocks"] = p.blocks;
+  j["resident_blocks_per_sm"] = p.resident_blocks_per_sm;
+  j["occupancy_limiter"] = p.occupancy_limiter;
+  j["bottleneck"] = std::string(resource_key(p.bottleneck));
+  j["utilization"] = per_resource(p.utilization);
+  j["busy_us"] = per_resource(p.busy_us);
+  j["flops"] = r6(p.flops);
+  j["tflops"] = r6(p.achieved_flops_per_s / 1e12);
+  j["clock_factor"] = r6(p.clock_factor);
+  j["cache_model"] = p.cache_model;
+  j["l2_hit_rate"] = r6(p.l2_hit_rate);
+  j["l2_load_hit_rate"] = r6(p.l2_load_hit_rate);
+  j["dram_bytes"] = r6(p.dram_bytes);
+  j["dram_read_bytes"] = r6(p.dram_read_bytes);
+  j["dram_write_bytes"] = r6(p.dram_write_bytes);
+  if (options.detail) {
+    j["loops"] = loops_json(p);
+    j["wave_detail"] = waves_json(p);
+    j["tensors"] = tensors_json(p);
+    j["diagnosis"] = p.diagnosis;
+    if (!p.warnings.empty()) j["warnings"] = p.warnings;
+  }
+  if (options.timeline) j["timeline"] = timeline_json(p);
+  return j;
+}
+
+nlohmann::json to_chrome_trace(const Prediction& p) {
+  nlohmann::json events = nlohmann::json::array();
+  for (Resource r : kAllResources)
+    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", index(r)},
+                      {"args", {{"name", std::string(resource_lane(r))}}}});
+  for (const auto& e : p.timeline)
+    events.push_back({{"ph", "X"}, {"name", e.action}, {"cat", e.phase}, {"pid", 0},
+                      {"tid", index(e.resource)}, {"ts", e.start_us}, {"dur", e.end_us - e.start_us},
+                      {"args", {{"iteration", e.iteration}, {"bytes", e.bytes}, {"flops", e.flops}}}});
+  return {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
+}
+
+}  // namespace tilesight::report

@@ -1,0 +1,68 @@
+#include "tilesight/report/text_report.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "tilesight/report/diagnosis.h"
+
+namespace tilesight::report {
+
+namespace {
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+void header(std::ostringstream& o, const Prediction& p) {
+  o << "TileSight prediction: " << (p.name.empty() ? p.kernel : p.name) << " on " << p.hardware << " ("
+    << hw::profile_source_name(p.profile_source) << " profile)\n\n";
+  o << "Latency            " << format_us(p.latency_us) << "  (launch overhead "
+    << format_us(p.launch_overhead_us) << ")\n";
+  o << "Envelope           prologue " << format_us(p.prologue_us) << " | steady " << format_us(p.steady_us)
+    << " | epilogue " << format_us(p.epilogue_us) << "\n";
+  o << "Blocks             " << p.blocks << " in " << p.waves << (p.waves == 1 ? " wave, " : " waves, ")
+    << p.resident_blocks_per_sm << " resident per SM (limited by " << p.occupancy_limiter << ")\n";
+  if (p.flops > 0) o << "Throughput         " << fmt("%.4g", p.achieved_flops_per_s / 1e12) << " TFLOP/s\n";
+  o << "L2                 hit rate " << format_percent(p.l2_hit_rate) << " (" << p.cache_model
+    << "), DRAM " << format_si_bytes(p.dram_bytes) << "\n\n";
+}
+
+void resources(std::ostringstream& o, const Prediction& p) {
+  o << "Resource         Busy (us)   Util\n";
+  for (Resource r : kAllResources) {
+    const double busy = p.busy_us[index(r)];
+    if (busy <= 0 && r != p.bottleneck) continue;
+    char line[128];
+    std::snprintf(line, sizeof line, "%-15s %10.4g %6s", std::string(resource_label(r)).c_str(), busy,
+                  format_percent(p.utilization[index(r)]).c_str());
+    o << line << (r == p.bottleneck ? "  <- bottleneck" : "") << "\n";
+  }
+  o << "\n";
+}
+
+void loops(std::ostringstream& o, const Prediction& p) {
+  for (const auto& l : p.loops) {
+    o << "Loop " << l.loop << ": " << l.iterations << " iterations per SM, depth " << l.depth << ", "
+      << format_us(l.steady_us) << " per iteration (" << l.limited_by << ")\n  order: ";
+    for (std::size_t i = 0; i < l.best_order.size(); ++i) o << (i ? " -> " : "") << l.best_order[i];
+    o << "   (" << l.order_search << ")\n";
+  }
+  if (!p.loops.empty()) o << "\n";
+}
+
+}  // namespace
+
+std::string to_text(const Prediction& p) {
+  std::ostringstream o;
+  header(o, p);
+  resources(o, p);
+  loops(o, p);
+  o << "Diagnosis\n";
+  for (const auto& d : p.diagnosis) o << "  - " << d << "\n";
+  for (const auto& w : p.warnings) o << "  ! " << w << "\n";
+  return o.str();
+}
+
+}  // namespace tilesight::report
