@@ -39,7 +39,9 @@ Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictO
     return Error{"hardware", "missing: name a profile in the plan (\"hardware\": \"h200\") or pass --hw"};
   auto hw = profiles.get(hw_name);
   if (!hw) return prefixed(opt.hw.empty() ? "hardware" : "--hw", hw.errors());
-  return model::evaluate(plan->program, *hw, {.timeline = opt.timeline || !opt.trace.empty()});
+  auto prediction = model::evaluate(plan->program, *hw, {.timeline = opt.timeline || !opt.trace.empty()});
+  if (!prediction) return plan->explain(prediction.errors());
+  return prediction;
 }
 
 bool read_input(const std::string& input, std::string& text) {

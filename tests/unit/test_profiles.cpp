@@ -295,6 +295,19 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     CHECK(errors[0].path == "limits.smem_bytes_per_block");
   }
 
+  SECTION("optional fields and an absent L1.5 tier") {
+    doc["l15"] = {{"bytes", 0}};
+    doc["l2"].erase("associativity");
+    const auto spec = tilesight::hw::parse_profile(doc);
+    REQUIRE(spec.ok());
+    CHECK_FALSE(spec->has_l15());
+    CHECK(spec->l2.associativity == 16);
+    CHECK(spec->sources.at("l2.associativity") == "not in the profile: built-in default");
+    doc["l15"]["bandwidth"] = 1e12;
+    CHECK(has_error(tilesight::hw::parse_profile(doc).errors(),
+                    "l15.bytes: must be positive, got 0"));
+  }
+
   SECTION("not an object") {
     CHECK(tilesight::hw::parse_profile(json::array()).error_text() ==
           "a hardware profile must be a JSON object, got an array");

@@ -45,13 +45,23 @@ Result<PlanInput> read_instance(const nlohmann::json& doc) {
     return Error{"kernel", "unknown kernel \"" + *kernel + "\"; known: " + known_list()};
   auto program = it->second(doc["params"]);
   if (!program) return program.errors();
-  PlanInput in{std::move(program).value(), *hardware};
+  PlanInput in{std::move(program).value(), *hardware, {}};
+  if (*kernel == "gemm")
+    in.path_aliases = {{"resources.smem_bytes", "params (block_m, block_n, block_k, stages, dtype)"},
+                       {"resources.registers_per_thread", "params (block_m, block_n, warps)"},
+                       {"resources.warps", "params.warps"}};
   if (!name->empty()) in.program.name = *name;
   in.program.hardware = in.hardware;
   return in;
 }
 
 }  // namespace
+
+Errors PlanInput::explain(Errors errors) const {
+  for (auto& e : errors)
+    if (auto it = path_aliases.find(e.path); it != path_aliases.end()) e.path = it->second;
+  return errors;
+}
 
 std::vector<std::string> template_names() {
   std::vector<std::string> names;
@@ -64,7 +74,7 @@ Result<PlanInput> read_plan(const nlohmann::json& doc) {
   if (doc.contains("kernel")) return read_instance(doc);
   auto program = plan::parse_tile_program(doc);
   if (!program) return program.errors();
-  PlanInput in{std::move(program).value(), ""};
+  PlanInput in{std::move(program).value(), "", {}};
   in.hardware = in.program.hardware;
   return in;
 }

@@ -9,6 +9,8 @@
   python3 ncu_l2.py --set sweep      the same for every config of the Triton corpus
                                      (sample_configs(58)) on SWEEP_SHAPES, one ncu run per
                                      shape -> DIR/l2_hit_sweep.csv
+  python3 ncu_l2.py --set corpus     the same on the other 16 corpus shapes
+                                     -> DIR/l2_hit_corpus.csv
   python3 ncu_l2.py target [--set S --group G]
                                      launches each config of the group exactly once (same
                                      tutorial matmul kernel as triton_gemm_sweep.py), in order
@@ -69,13 +71,20 @@ SWEEP_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (1024, 28672, 8192),
                 (4096, 14336, 4096)]
 
 
+def set_shapes(name):
+    if name == "sweep":
+        return SWEEP_SHAPES
+    from triton_gemm_sweep import SHAPES
+    return [s for s in SHAPES if s not in SWEEP_SHAPES]  # "corpus": the other corpus shapes
+
+
 def groups(name):
     if name == "base":
         return [CONFIGS]
     from triton_gemm_sweep import sample_configs
     cfgs = sample_configs(58)
     return [[(M, N, K, c["block_m"], c["block_n"], c["block_k"], c["group_m"], c["stages"],
-              c["warps"]) for c in cfgs] for (M, N, K) in SWEEP_SHAPES]
+              c["warps"]) for c in cfgs] for (M, N, K) in set_shapes(name)]
 
 
 def target(set_name="base", group=0):
@@ -190,7 +199,7 @@ def run(args):
         # by the profiled process)
         try:
             from triton_gemm_sweep import precompile, sample_configs
-            precompile(sample_configs(58), SWEEP_SHAPES, 12, time.time() + 120)
+            precompile(sample_configs(58), set_shapes(args.set), 12, time.time() + 120)
         except Exception as exc:
             print(f"precompile failed: {exc}", flush=True)
     metric_sets = (BASE_METRICS + EXTRA_METRICS, BASE_METRICS)
@@ -246,7 +255,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
     ap.add_argument("--out", default=HERE)
-    ap.add_argument("--set", default="base", choices=["base", "sweep"])
+    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus"])
     ap.add_argument("--group", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300, help="per ncu invocation, s")
     ap.add_argument("--budget-s", type=float, default=600, help="no new group after this")

@@ -2,6 +2,7 @@
 // {"kernel": "gemm", "hardware": "h200", "params": {...}} that a kernel template lifts.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,12 @@ namespace tilesight::kernels {
 struct PlanInput {
   plan::TileProgram program;
   std::string hardware;  // as written in the plan; may be empty
+  // For template instances: which parameters a lifted field comes from, so that an error on
+  // "resources.smem_bytes" can name "params.block_m, block_n, block_k, stages" instead.
+  std::map<std::string, std::string> path_aliases;
+
+  // Rewrites the paths of errors raised on the lifted program.
+  Errors explain(Errors errors) const;
 };
 
 Result<PlanInput> read_plan(const nlohmann::json& doc);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The CLI contract of DESIGN.md, checked against the real tilesight-cli: output keys, JSONL
+# batches that survive bad lines, exit statuses 0/2, and clear errors for bad input.
+set -u
+cli=$(realpath "${TILESIGHT_CLI:?set TILESIGHT_CLI to the tilesight-cli binary}")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+example="$root/resources/examples/gemm_h200.json"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+check() {  # check NAME CONDITION-COMMAND...
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name" >&2; fi
+}
+# expect_error NAME EXPECTED-SUBSTRING INPUT-TEXT [EXTRA ARGS]: exit 2 and the message on stderr
+expect_error() {
+  local name=$1 want=$2 input=$3; shift 3
+  printf '%s' "$input" > "$tmp/plan.json"
+  timeout 20 "$cli" predict "$tmp/plan.json" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne 2 ] || ! grep -qF -- "$want" "$tmp/err"; then
+    failed=$((failed + 1)); echo "FAIL: $name (rc=$rc, stderr: $(head -c 400 "$tmp/err"))" >&2
+  else passed=$((passed + 1)); fi
+}
+gemm() { printf '{"kernel":"gemm","hardware":"h200","params":{%s}}' "$1"; }
+base='"M":4096,"N":4096,"K":4096,"block_m":128,"block_n":128,"block_k":64,"stages":3,"warps":8'
+
+# --version and the text report
+check "--version" bash -c "'$cli' --version | grep -q 'tilesight-cli [0-9]'"
+check "text report" bash -c "'$cli' predict '$example' | grep -q '<- bottleneck'"
+
+# --format json: one object with the contract's keys
+"$cli" predict "$example" --format json >"$tmp/out.json" 2>"$tmp/err"
+check "json exit 0" test $? -eq 0
+for key in latency_us prologue_us steady_us epilogue_us waves resident_blocks_per_sm bottleneck \
+           utilization profile_source l2_hit_rate dram_bytes; do
+  check "json key $key" grep -q "\"$key\"" "$tmp/out.json"
+done
+for r in tc cuda sfu tmem smem l15 l2 dram net; do
+  check "utilization.$r" grep -q "\"$r\":" "$tmp/out.json"
+done
+check "json stdout is one object" bash -c "head -c1 '$tmp/out.json' | grep -q '{' && tail -c2 '$tmp/out.json' | grep -q '}'"
+check "profile_source value" grep -Eq '"profile_source": "(measured|datasheet)"' "$tmp/out.json"
+
+# stdin, --hw override, running from another folder
+check "stdin" bash -c "cd / && '$cli' predict - --format json < '$example' | grep -q latency_us"
+check "--hw override" bash -c "'$cli' predict '$example' --hw h100 --format json | grep -q '\"hardware\": \"h100\"'"
+check "data found from /" bash -c "cd / && '$cli' predict '$example' >/dev/null"
+
+# --jsonl: one result per line, a bad line gives {"error"} and the rest still run, status 2
+{ tr -d '\n' < "$example"; echo; echo '{"kernel":"gemm","hardware":"h200","params":{"M":0}}'; echo '{broken';
+  tr -d '\n' < "$example"; echo; } > "$tmp/batch.jsonl"
+"$cli" predict --jsonl "$tmp/batch.jsonl" >"$tmp/batch.out" 2>"$tmp/batch.err"
+check "jsonl status 2" test $? -eq 2
+check "jsonl 4 lines" test "$(wc -l < "$tmp/batch.out")" -eq 4
+check "jsonl line 1 ok" bash -c "sed -n 1p '$tmp/batch.out' | grep -q latency_us"
+check "jsonl line 2 error" bash -c "sed -n 2p '$tmp/batch.out' | grep -q '\"error\".*params.M: must be positive, got 0'"
+check "jsonl line 3 error" bash -c "sed -n 3p '$tmp/batch.out' | grep -q '\"error\"'"
+check "jsonl line 4 ok" bash -c "sed -n 4p '$tmp/batch.out' | grep -q latency_us"
+check "jsonl stderr names line" grep -q 'batch.jsonl:2:' "$tmp/batch.err"
+check "--format jsonl" bash -c "'$cli' predict --format jsonl '$tmp/batch.jsonl' 2>/dev/null | wc -l | grep -qx 4"
+
+# Bad input: exit 2, file and JSON path named
+
+timeout 20 "$cli" predict "$tmp/nope.json" 2>"$tmp/err"; check "missing file rc" test $? -eq 2
+expect_error "empty input" "plan.json" ""
+expect_error "truncated" "line 1" '{"kernel": "gemm", "params": {'
+expect_error "block_k zero" "params.block_k: must be positive, got 0" "$(gemm "$base,\"block_k\":0")"
+expect_error "negative M" "params.M" "$(gemm '"M":-5,"N":64,"K":64')"
+expect_error "float for integer" "params.M: must be an integer" "$(gemm '"M":64.5,"N":64,"K":64')"
+expect_error "string for integer" "params.N" "$(gemm '"M":64,"N":"big","K":64')"
+expect_error "too large" "params.K" "$(gemm '"M":64,"N":64,"K":1e30')"
+expect_error "huge integer" "params.M" "$(gemm '"M":99999999999999999999,"N":64,"K":64')"
+expect_error "unknown kernel" 'unknown kernel "gemmm"' '{"kernel":"gemmm","hardware":"h200","params":{}}'
+expect_error "unknown hardware" 'unknown hardware "h300"' '{"kernel":"gemm","hardware":"h300","params":{"M":64,"N":64,"K":64}}'
+expect_error "unknown field" 'unknown field "blokc_m"' "$(gemm '"M":64,"N":64,"K":64,"blokc_m":64')"
+expect_error "smem too big" "h200 allows 227 KiB" "$(gemm '"M":4096,"N":4096,"K":4096,"block_m":256,"block_n":256,"block_k":128,"stages":5')"
+expect_error "several limits" "registers" "$(gemm '"M":4096,"N":4096,"K":4096,"block_m":256,"block_n":256,"block_k":128,"stages":5,"warps":40')"
+expect_error "deep nesting" "nest" "$(printf '%0.s[' $(seq 1 100000))"
+expect_error "not an object" "object" '[1,2,3]'
+expect_error "no hardware" "hardware" '{"kernel":"gemm","params":{"M":64,"N":64,"K":64}}'
+
+# Real kernels are never rejected (DESIGN.md): 96/144/192/320 tiles, 12 warps, 227 KiB.
+for cfg in '"block_m":128,"block_n":320,"block_k":64,"stages":2,"warps":12' \
+           '"block_m":192,"block_n":144,"block_k":64,"stages":3,"warps":12' \
+           '"block_m":96,"block_n":256,"block_k":64,"stages":3,"warps":8' \
+           '"block_m":256,"block_n":256,"block_k":64,"stages":3,"warps":8'; do
+  printf '%s' "$(gemm "\"M\":8192,\"N\":8192,\"K\":8192,$cfg")" > "$tmp/real.json"
+  check "real config $cfg" bash -c "'$cli' predict '$tmp/real.json' >/dev/null 2>'$tmp/real.err'"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

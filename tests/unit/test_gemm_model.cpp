@@ -1,0 +1,213 @@
+// The GEMM template through the whole model, checked against hand calculations on an
+// H200-like spec built here (so that recalibrating hw_profiles/h200.json moves no expected
+// value in this file).
+#include <catch2/catch.hpp>
+
+#include "tilesight/cache/cache_model.h"
+#include "tilesight/kernels/gemm.h"
+#include "tilesight/model/evaluate.h"
+#include "tilesight/model/loop_analysis.h"
+#include "tilesight/model/resource_vector.h"
+#include "tilesight/plan/plan_json.h"
+
+using namespace tilesight;
+
+namespace {
+
+hw::HardwareSpec h200_like() {
+  hw::HardwareSpec hw;
+  hw.name = "h200-test";
+  hw.sm_count = 132;
+  hw.clock_ghz = 1.83;
+  hw.limits = {.smem_bytes_per_sm = 233472, .smem_bytes_per_block = 232448, .smem_reserved_per_block = 1024,
+               .registers_per_sm = 65536, .registers_per_thread = 255, .register_alloc_unit = 256,
+               .max_warps_per_sm = 64, .max_blocks_per_sm = 32, .max_threads_per_block = 1024};
+  hw.tensor_core.flops_per_s = {{DType::kBF16, 928e12}, {DType::kFP16, 928e12}};
+  hw.tensor_core.mma_sync_fraction = 0.67;
+  hw.cuda_fp32_flops_per_s = 49.5e12;
+  hw.sfu_ops_per_s = 4.1e12;
+  hw.smem_bandwidth_per_sm = 234.24e9;  // 128 B/clk x 1.83 GHz
+  hw.l2 = {.bytes = 60e6, .bandwidth = 9.2e12, .per_sm_bandwidth = 117.12e9, .latency_ns = 260};
+  hw.dram_bandwidth = 4.2e12;
+  hw.dram_latency_ns = 550;
+  hw.launch_overhead_us = 4.8;
+  return hw;  // power: sustained_fraction 1 (no derating) unless a test sets it
+}
+
+kernels::GemmParams gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
+  kernels::GemmParams p;
+  p.M = m, p.N = n, p.K = k;
+  p.block_m = 128, p.block_n = 128, p.block_k = 64, p.stages = 3, p.warps = 8;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("gemm template lifts to the tile program of its tile config", "[gemm]") {
+  const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096));
+  CHECK(plan::validate(prog).empty());
+  REQUIRE(prog.grid.dims.size() == 2);
+  CHECK(prog.grid.dims[0].extent == 32);  // 4096 / 128
+  CHECK(prog.grid.dims[1].extent == 32);
+  REQUIRE(prog.loops.size() == 1);
+  CHECK(prog.loops[0].trip_count == 64);  // 4096 / 64
+  CHECK(prog.loops[0].stages == 3);
+  REQUIRE(prog.actions.size() == 4);
+  CHECK(prog.actions[0].bytes == 16384);       // A tile 128 x 64 x 2 B
+  CHECK(prog.actions[1].bytes == 16384);       // B tile 64 x 128 x 2 B
+  CHECK(prog.actions[2].flops == 2097152);     // 2 x 128 x 128 x 64
+  CHECK(prog.actions[3].bytes == 32768);       // C tile 128 x 128 x 2 B
+  CHECK(prog.resources.smem_bytes == 98304);   // 3 stages x (16 KiB + 16 KiB)
+  CHECK(prog.resources.registers_per_thread == 104);  // 16384 acc / 256 threads + 40
+  // Masked edges: 3000 / 128 -> 24 tiles, 5000 / 256 -> 20.
+  auto p = gemm(3000, 5000, 2048);
+  p.block_n = 256;
+  const auto edge = kernels::lift_gemm(p);
+  CHECK(edge.grid.tiles() == 24 * 20);
+}
+
+TEST_CASE("a 128x128x64 bf16 MMA on H200 tensor cores", "[gemm][model]") {
+  // Per-SM tensor-core rate: 928e12 / 132 = 7.0303e12 FLOP/s.
+  // 2 x 128 x 128 x 64 = 2,097,152 FLOP -> 2097152 / 7.0303e12 = 298.30 ns.
+  // Operands from SMEM: (16384 + 16384) B / 234.24e9 B/s = 139.89 ns.
+  const auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096));
+  const cache::CacheTraffic none;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  const auto u = model::resource_vector(prog.actions[2], hw, rates, none);
+  CHECK(u[Resource::kTC] == Approx(298.30e-9).epsilon(1e-4));
+  CHECK(u[Resource::kSmem] == Approx(139.89e-9).epsilon(1e-4));
+  CHECK(u[Resource::kL2] == 0);
+  // With mma.sync: 0.67 of the rate -> 298.30 / 0.67 = 445.22 ns.
+  auto sync = prog.actions[2];
+  sync.mma = MmaInstruction::kMmaSync;
+  CHECK(model::resource_vector(sync, hw, rates, none)[Resource::kTC] == Approx(445.22e-9).epsilon(1e-4));
+}
+
+TEST_CASE("a tile load splits between L2 and DRAM by the cache model", "[gemm][model]") {
+  // 132 active SMs share 9.2 TB/s of L2: 69.70 GB/s each (under the 117 GB/s per-SM cap).
+  // 16384 B / 69.697e9 = 235.08 ns on L2. First-touch model for A of a 4096^3 GEMM with 32
+  // N-tiles: 1/32 of the bytes come from DRAM: 512 B / (4.2e12 / 132 = 31.818e9) = 16.09 ns.
+  const auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096));
+  const auto traffic = cache::FirstTouchCacheModel().analyze(prog, hw);
+  CHECK(traffic.dram_fraction("A") == Approx(1.0 / 32));
+  const auto u = model::resource_vector(prog.actions[0], hw, model::sm_rates(hw, 132, 1.0), traffic);
+  CHECK(u[Resource::kL2] == Approx(235.08e-9).epsilon(1e-4));
+  CHECK(u[Resource::kDram] == Approx(16.09e-9).epsilon(1e-3));
+  CHECK(u[Resource::kSmem] == Approx(16384 / 234.24e9));
+  // A tail wave on 10 SMs: 9.2e12 / 10 = 920 GB/s each, capped at 117.12 GB/s per SM.
+  const auto tail = model::resource_vector(prog.actions[0], hw, model::sm_rates(hw, 10, 1.0), traffic);
+  CHECK(tail[Resource::kL2] == Approx(16384 / 117.12e9));
+}
+
+TEST_CASE("first-touch cache model of a 4096^3 GEMM", "[gemm][cache]") {
+  // A: 32 x 32 tiles x 64 k-steps x 16384 B = 1,073,741,824 B requested; 4096 x 4096 x 2 B =
+  // 33,554,432 B unique (first touch); the same for B. C: 1024 tiles x 32768 B = 33,554,432 B
+  // written, counted as L2 hits (write-back).
+  // Load hit rate: 1 - 2 x 33554432 / (2 x 1073741824) = 0.96875.
+  // All lookups: (2 x 1040187392 + 33554432) / (2 x 1073741824 + 33554432) = 0.969231.
+  const auto hw = h200_like();
+  const auto traffic = cache::FirstTouchCacheModel().analyze(kernels::lift_gemm(gemm(4096, 4096, 4096)), hw);
+  REQUIRE(traffic.accesses.size() == 3);
+  CHECK(traffic.accesses[0].requested_bytes == Approx(1073741824.0));
+  CHECK(traffic.accesses[0].dram_bytes == Approx(33554432.0));
+  CHECK(traffic.l2_load_hit_rate() == Approx(0.96875));
+  CHECK(traffic.l2_hit_rate() == Approx(0.969231).epsilon(1e-5));
+  CHECK(traffic.dram_read_bytes() == Approx(67108864.0));
+  CHECK(traffic.dram_write_bytes() == Approx(33554432.0));
+}
+
+TEST_CASE("K-loop envelope of a GEMM wave by hand", "[gemm][model]") {
+  // One SM of a full wave, 2 resident blocks (98304 + 1024 B of SMEM each: floor(233472 /
+  // 99328) = 2), 3 stages: N = 64 x 2 = 128 iterations, d = 3 x 2 - 1 = 5 (eq. 3).
+  // Per iteration (one block's): TC 298.30 ns; SMEM 2 x 69.94 (loads) + 139.89 (mma) =
+  // 279.78 ns; L2 2 x 235.08 = 470.16 ns; DRAM 16.09 + 16.09 = 32.18 ns.
+  // Throughput (eq. 4) = 470.16 ns (L2). Latency floor: loads wait 550/32 + 260 x 31/32 =
+  // 269.06 ns, with 2 x (3 - 1) = 4 iterations of loads in flight: 67.27 ns.
+  // T_pro = 269.06 + 470.16 + (5 - 1) x 470.16 = 2619.86 ns; T_epi = one MMA = 298.30 ns;
+  // T = 2619.86 + (128 - 5) x 470.16 + 298.30 = 60748.0 ns (eq. 2).
+  const auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096));
+  const auto traffic = cache::FirstTouchCacheModel().analyze(prog, hw);
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = model::sm_rates(hw, 132, 1.0)};
+  const auto la = model::analyze_loop(prog.loops[0], 2, ctx);
+  CHECK(la.envelope.iterations == 128);
+  CHECK(la.envelope.depth == 5);
+  CHECK(la.throughput == Approx(470.16e-9).epsilon(1e-4));
+  CHECK(la.latency_floor == Approx(67.27e-9).epsilon(1e-3));
+  CHECK(la.limited_by == "throughput");
+  CHECK(la.envelope.prologue == Approx(2619.86e-9).epsilon(1e-4));
+  CHECK(la.envelope.epilogue == Approx(298.30e-9).epsilon(1e-4));
+  CHECK(la.envelope.total() == Approx(60748.0e-9).epsilon(1e-4));
+}
+
+TEST_CASE("with two stages and one block the K loop is bound by memory latency", "[gemm][model]") {
+  // 256x256x64 tiles, 2 stages, 8 warps: SMEM 2 x (16384 + 16384) x 2 B = 131072 B -> 1
+  // resident block. Loads in flight: 1 x (2 - 1) = 1, so each iteration waits a whole DRAM/L2
+  // latency: 550/16 + 260 x 15/16 = 278.125 ns (B is reused by 16 M-tiles, A by 16 N-tiles).
+  // Throughput: L2 carries 65536 B / 69.697e9 = 940.3 ns > 278 ns, so throughput still binds;
+  // at 64x64x32 tiles, L2 moves 8192 B = 117.5 ns and TC 262144 / 7.0303e12 = 37.3 ns: the
+  // latency floor (from 4096/64 = 64 tiles each way: 550/64 + 260 x 63/64 = 264.53 ns) binds.
+  const auto hw = h200_like();
+  auto p = gemm(4096, 4096, 4096);
+  p.block_m = 64, p.block_n = 64, p.block_k = 32, p.stages = 2, p.warps = 4;
+  const auto prog = kernels::lift_gemm(p);
+  const auto traffic = cache::FirstTouchCacheModel().analyze(prog, hw);
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = model::sm_rates(hw, 132, 1.0)};
+  const auto la = model::analyze_loop(prog.loops[0], 1, ctx);
+  CHECK(la.latency_floor == Approx(264.53e-9).epsilon(1e-4));
+  CHECK(la.limited_by == "memory latency");
+  CHECK(la.envelope.steady == Approx(264.53e-9).epsilon(1e-4));
+}
+
+TEST_CASE("waves: a tail wave gets its own active-SM bandwidth share", "[gemm][model]") {
+  // 3000 x 5000 with 128 x 256 tiles: 24 x 20 = 480 blocks. SMEM 2 x (128x64 + 64x256) x 2 B
+  // = 98304 B would allow 2 per SM, but registers allow 1: 128 x 256 fp32 accumulators over
+  // 256 threads = 128 + 40 = 168 per thread -> 168 x 32 = 5376 per warp x 8 warps = 43008;
+  // 65536 / 43008 = 1. So 132 blocks per wave: 3 full waves (396) + a tail of 84 blocks on 84
+  // SMs, one each.
+  const auto hw = h200_like();
+  auto p = gemm(3000, 5000, 2048);
+  p.block_n = 256, p.stages = 2;
+  const auto pred = model::evaluate(kernels::lift_gemm(p), hw);
+  REQUIRE(pred.ok());
+  CHECK(pred->blocks == 480);
+  CHECK(pred->waves == 4);
+  CHECK(pred->resident_blocks_per_sm == 1);
+  CHECK(pred->occupancy_limiter == "registers");
+  REQUIRE(pred->wave_reports.size() == 2);
+  CHECK(pred->wave_reports[0].count == 3);
+  CHECK(pred->wave_reports[1].kind == "tail");
+  CHECK(pred->wave_reports[1].active_sms == 84);
+  CHECK(pred->wave_reports[1].resident == 1);
+  // The tail's 84 SMs each get 9.2e12 / 84 = 109.5 GB/s of L2 against 69.7 GB/s in a full
+  // wave, so a tail block runs faster than a full-wave block.
+  CHECK(pred->wave_reports[1].time_us < pred->wave_reports[0].time_us);
+  // latency = launch + 3 full waves + the tail.
+  CHECK(pred->latency_us == Approx(4.8 + 3 * pred->wave_reports[0].time_us + pred->wave_reports[1].time_us));
+  for (double u : pred->utilization) CHECK((u >= 0 && u <= 1));
+}
+
+TEST_CASE("the power-limited clock slows long tensor-core-bound kernels", "[gemm][model]") {
+  auto hw = h200_like();
+  auto p = gemm(8192, 8192, 8192);
+  p.block_n = 256, p.warps = 8;
+  const auto prog = kernels::lift_gemm(p);
+  const auto fast = model::evaluate(prog, hw);
+  hw.power = {.short_kernel_us = 50, .long_kernel_us = 2000, .sustained_fraction = 0.84};
+  const auto slow = model::evaluate(prog, hw);
+  REQUIRE(fast.ok());
+  REQUIRE(slow.ok());
+  CHECK(fast->clock_factor == 1.0);
+  CHECK(slow->clock_factor < 1.0);
+  CHECK(slow->latency_us > fast->latency_us);
+}
+
+TEST_CASE("evaluate rejects a block that cannot fit, naming every limit", "[gemm][model]") {
+  auto p = gemm(4096, 4096, 4096);
+  p.block_m = 256, p.block_n = 256, p.block_k = 128, p.stages = 5, p.warps = 40;
+  const auto pred = model::evaluate(kernels::lift_gemm(p), h200_like());
+  REQUIRE_FALSE(pred.ok());
+  CHECK(pred.errors().size() == 3);  // shared memory, registers, threads
+}
