@@ -103,9 +103,10 @@ int run_profiles() {
   return 0;
 }
 
-int run_selected(CLI::App& app, const PredictOptions& predict, const BenchOptions& bench) {
-  if (app.got_subcommand("predict")) return run_predict(predict);
-  if (app.got_subcommand("bench")) return run_bench(bench);
+int run_selected(CLI::App& app, const Commands& c) {
+  if (app.got_subcommand("predict")) return run_predict(c.predict);
+  if (app.got_subcommand("validate")) return run_validate(c.validate);
+  if (app.got_subcommand("bench")) return run_bench(c.bench);
   if (app.got_subcommand("profiles")) return run_profiles();
   return 2;
 }

@@ -20,7 +20,19 @@ struct BenchOptions {
   int iterations = 2000;
 };
 
+struct ValidateOptions {
+  std::string corpus;
+  std::string hw = "h200";
+  std::string kernel = "gemm";
+  std::string out;
+  double max_mape = 0;        // 0: no threshold
+  double min_spearman = -2;   // below -1: no threshold
+  double max_top5 = 0;        // 0: no threshold
+};
+
 void add_predict(CLI::App& app, PredictOptions& options);
+void add_validate(CLI::App& app, ValidateOptions& options);
+int run_validate(const ValidateOptions& options);
 void add_bench(CLI::App& app, BenchOptions& options);
 void add_profiles(CLI::App& app);
 
@@ -28,6 +40,12 @@ int run_predict(const PredictOptions& options);
 int run_bench(const BenchOptions& options);
 int run_profiles();
 
-int run_selected(CLI::App& app, const PredictOptions& predict, const BenchOptions& bench);
+struct Commands {
+  PredictOptions predict;
+  BenchOptions bench;
+  ValidateOptions validate;
+};
+
+int run_selected(CLI::App& app, const Commands& commands);
 
 }  // namespace tilesight::cli

@@ -10,10 +10,10 @@ int main(int argc, char** argv) {
   CLI::App app{"TileSight: predict how a tiled GPU kernel performs before it runs"};
   app.set_version_flag("--version", std::string("tilesight-cli ") + TILESIGHT_VERSION);
   app.require_subcommand(1);
-  tilesight::cli::PredictOptions predict;
-  tilesight::cli::add_predict(app, predict);
-  tilesight::cli::BenchOptions bench;
-  tilesight::cli::add_bench(app, bench);
+  tilesight::cli::Commands commands;
+  tilesight::cli::add_predict(app, commands.predict);
+  tilesight::cli::add_validate(app, commands.validate);
+  tilesight::cli::add_bench(app, commands.bench);
   tilesight::cli::add_profiles(app);
   try {
     app.parse(argc, argv);
@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   try {
-    return tilesight::cli::run_selected(app, predict, bench);
+    return tilesight::cli::run_selected(app, commands);
   } catch (const std::exception& e) {
     std::cerr << "tilesight-cli: internal error: " << e.what() << "\n";
     return 1;

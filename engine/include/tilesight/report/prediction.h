@@ -61,6 +61,17 @@ struct TensorTraffic {
   double l2_hit_rate = 0;
 };
 
+// Predicted hit rate per tile of the grid (the GUI's cache heatmap): rows x cols over the
+// grid's first two dims (for a GEMM: M tiles x N tiles), row-major.
+struct HitRateMap {
+  std::string tensor;  // "" for all tensors together
+  std::string level;   // "l2" or "l15"
+  std::string row_dim, col_dim;
+  std::int64_t rows = 0, cols = 0;
+  std::vector<double> hit_rate;       // rows * cols values in 0..1
+  std::vector<double> reuse_distance; // mean tile reuse distance per cell (tiles), may be empty
+};
+
 struct Prediction {
   std::string kernel;
   std::string name;
@@ -95,6 +106,7 @@ struct Prediction {
   double dram_read_bytes = 0;
   double dram_write_bytes = 0;
   std::vector<TensorTraffic> tensors;
+  std::vector<HitRateMap> hit_rate_maps;  // empty when the cache model gives no per-tile view
 
   std::vector<TimelineEvent> timeline;  // one SM of the first wave
   std::vector<std::string> diagnosis;   // sentences, most important first

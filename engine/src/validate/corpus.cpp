@@ -1,0 +1,112 @@
+#include "tilesight/validate/corpus.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace tilesight::validate {
+
+namespace {
+
+// Template parameters a corpus column may carry, with whether the value is a number.
+const std::set<std::string>& integer_params() {
+  static const std::set<std::string> s = {"M", "N", "K", "block_m", "block_n", "block_k", "group_m",
+                                          "stages", "warps", "batch", "split_k", "cluster_m", "cluster_n"};
+  return s;
+}
+const std::set<std::string>& string_params() {
+  static const std::set<std::string> s = {"dtype", "layout", "raster", "schedule"};
+  return s;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+bool parse_number(const std::string& s, double& out) {
+  try {
+    std::size_t used = 0;
+    out = std::stod(s, &used);
+    return used == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+std::string group_key(const std::string& kernel, const nlohmann::json& params) {
+  std::ostringstream k;
+  k << kernel;
+  for (const char* dim : {"batch", "M", "N", "K"})
+    if (params.contains(dim)) k << " " << dim << "=" << params[dim];
+  if (params.contains("dtype")) k << " " << params["dtype"].get<std::string>();
+  return k.str();
+}
+
+}  // namespace
+
+Result<Corpus> read_corpus(const std::string& path, const std::string& hardware, const std::string& kernel) {
+  std::ifstream f(path);
+  if (!f) return Error{"", "cannot open " + path};
+  Corpus corpus{.path = path};
+  std::vector<std::string> header;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(f, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    auto cells = split_csv(line);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    if (cells.size() != header.size()) {
+      corpus.skipped.push_back({"", "expected " + std::to_string(header.size()) + " columns", static_cast<int>(number)});
+      continue;
+    }
+    CorpusRow row{.line = number};
+    nlohmann::json params = nlohmann::json::object();
+    std::string row_kernel = kernel;
+    bool ok = true;
+    for (std::size_t c = 0; c < header.size(); ++c) {
+      const auto& name = header[c];
+      const auto& cell = cells[c];
+      double x = 0;
+      if (integer_params().count(name) && !cell.empty()) {
+        if (!parse_number(cell, x)) ok = false;
+        else params[name] = static_cast<std::int64_t>(x);
+      } else if (string_params().count(name) && !cell.empty()) {
+        params[name] = cell;
+      } else if (name == "persistent" && !cell.empty()) {
+        params[name] = cell == "1" || cell == "true" || cell == "True";
+      } else if (name == "kernel_template") {
+        row_kernel = cell;
+      } else if (name == "ms" || name == "us" || name == "latency_us") {
+        if (!parse_number(cell, x) || x <= 0) ok = false;
+        else row.measured_us = name == "ms" ? x * 1000 : x;
+      }
+    }
+    if (!ok || row.measured_us <= 0) {
+      corpus.skipped.push_back({"", "unreadable number or no measured time", static_cast<int>(number)});
+      continue;
+    }
+    row.group = group_key(row_kernel, params);
+    row.plan = {{"kernel", row_kernel}, {"hardware", hardware}, {"params", params}};
+    corpus.rows.push_back(std::move(row));
+  }
+  if (header.empty()) return Error{"", path + ": no header line"};
+  return corpus;
+}
+
+}  // namespace tilesight::validate
