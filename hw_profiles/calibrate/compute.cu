@@ -4,7 +4,7 @@
 //   mma_sync_bf16 : mma.sync.m16n8k16 bf16 -> fp32, 4 independent accumulators per warp
 //                   (the Ampere-style tensor-core path FA2 uses)            -> TFLOP/s
 //   mma_sync_fp16 : same with f16 inputs                                    -> TFLOP/s
-//   smem_ld128    : ld.shared.v4 (16 B per thread, conflict-free)           -> TB/s
+//   smem_ld128    : ld.volatile.shared.v4 (16 B per thread, conflict-free)  -> TB/s
 // Each test auto-scales its loop count so one launch takes ~30 ms, then reports the
 // median of 5 launches timed with CUDA events, plus the SM clock measured in-kernel
 // (clock64 cycles over %globaltimer ns of block 0).
@@ -143,7 +143,9 @@ __global__ void k_smem(float* out, long long iters, float b, float c, Clk* clk) 
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       int x, y, z, w;
-      asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"
+      // ld.volatile: ptxas must not merge or hoist the loads (plain ld.shared from the
+      // same addresses was CSE'd by ptxas, giving an impossible 126 TB/s)
+      asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];"
                    : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
                    : "r"(addr + (j & 3) * 4096));
       a0 ^= x ^ y;

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Run A: H200 calibration microbenchmarks. Run from the repo root on the GPU machine:
 #   RES=/tmp/res/calib OUT=/some/dir bash hw_profiles/calibrate/run_all.sh
-# Writes CSVs into $RES (default hw_profiles/calibrate/results) and, after every step,
+# Writes CSVs into $RES (default hw_profiles/calibrate/h200) and, after every step,
 # a tarball of $RES into $OUT/calib.tgz (if OUT is set), so a killed run keeps what it had.
 # Each step guards its own time budget; CALIB_BUDGET_S scales nothing, it only skips the
 # remaining steps once exceeded. STEPS selects steps (default: bw pchase tc launch compute lif).
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-RES="${RES:-$HERE/results}"
+RES="${RES:-$HERE/h200}"
 BUDGET="${CALIB_BUDGET_S:-260}"
 STEPS=" ${STEPS:-bw pchase tc launch compute lif} "   # subset, e.g. STEPS=lif
 want() { case "$STEPS" in *" $1 "*) return 0;; esac; return 1; }
@@ -72,6 +72,9 @@ if want compute && [ "$(left)" -gt 10 ] && [ -x "$BUILD/compute" ]; then
   hdr "hw_profiles/calibrate/compute.cu" > "$RES/cuda_core.csv"
   timeout 60 "$BUILD/compute" >> "$RES/cuda_core.csv" || echo "compute failed rc=$?"
   cat "$RES/cuda_core.csv" | grep -v '^#'
+  # check that the shared-memory loads survived ptxas (one LDS.128 per load in the loop)
+  [ -f "$BUILD/compute.sass.txt" ] && awk '/Function : .*k_smem/{f=1;next} /Function :/{f=0} f' \
+    "$BUILD/compute.sass.txt" | grep -c "LDS.128" | sed 's/^/k_smem LDS.128 count: /'
   snap
 fi
 

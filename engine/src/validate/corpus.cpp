@@ -1,6 +1,7 @@
 #include "tilesight/validate/corpus.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -39,7 +40,7 @@ bool parse_number(const std::string& s, double& out) {
   try {
     std::size_t used = 0;
     out = std::stod(s, &used);
-    return used == s.size();
+    return used == s.size() && std::isfinite(out);
   } catch (...) {
     return false;
   }
