@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tilesight/util/json_input.h"
@@ -75,6 +77,14 @@ TEST_CASE("read_json_file names the file", "[json]") {
   auto dir = tilesight::read_json_file(TILESIGHT_TEST_SOURCE_DIR);
   REQUIRE_FALSE(dir.ok());
   CHECK(dir.error_text().find("Is a directory") != std::string::npos);
+
+  const auto path = std::filesystem::temp_directory_path() / "tilesight_truncated_plan.json";
+  std::ofstream(path) << "{\n  \"name\": ";
+  auto truncated = tilesight::read_json_file(path.string());
+  std::filesystem::remove(path);
+  REQUIRE_FALSE(truncated.ok());
+  CHECK(truncated.errors()[0].line == 2);
+  CHECK(truncated.errors()[0].message.rfind(path.string() + ": invalid JSON at column 11", 0) == 0);
 
   auto ok = tilesight::read_json_file(std::string(TILESIGHT_TEST_SOURCE_DIR) +
                                       "/resources/examples/custom_gemm_h200.json");

@@ -331,3 +331,13 @@ TEST_CASE("name <-> enum functions are inverse", "[plan]") {
   CHECK_FALSE(plan::op_from_name("matmul"));
   CHECK(plan::placement_name(plan::Placement::kL15) == "l15");
 }
+
+TEST_CASE("deps must be action names", "[plan]") {
+  json doc = base_plan();
+  doc["actions"][2]["deps"] = json::array({"load_a", 3, ""});
+  Errors errors = errors_of(doc);
+  INFO(all_text(errors));
+  CHECK(contains(errors, "actions[2].deps[1]: must be an action name, got an integer"));
+  CHECK(contains(errors, "actions[2].deps[2]: unknown action \"\""));
+  CHECK(errors.size() == 2);
+}

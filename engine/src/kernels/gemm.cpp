@@ -82,9 +82,34 @@ std::int64_t gemm_smem_bytes(const GemmParams& p) {
   return p.stages * (p.block_m * p.block_k + p.block_k * p.block_n) * in;
 }
 
+// Blocks of 12 or more warps are warp-specialised (DESIGN.md: cuBLAS/CUTLASS run 3 warp
+// groups, one a TMA producer that keeps ~40 registers): the accumulators live in the
+// consumer warps only, and their epilogue goes out through shared memory without a
+// register copy.
+namespace {
+constexpr std::int64_t kProducerWarps = 4;
+constexpr std::int64_t kProducerRegisters = 40;
+bool warp_specialised(const GemmParams& p) { return p.warps >= 12; }
+std::int64_t consumer_warps(const GemmParams& p) { return warp_specialised(p) ? p.warps - kProducerWarps : p.warps; }
+}  // namespace
+
+std::int64_t gemm_registers_needed(const GemmParams& p) {
+  const std::int64_t accumulators = ceil_div(p.block_m * p.block_n, consumer_warps(p) * 32);
+  return accumulators + (warp_specialised(p) ? 0 : accumulators / 2) + kBaseRegisters;
+}
+
 std::int64_t gemm_registers_per_thread(const GemmParams& p) {
-  const std::int64_t threads = p.warps * 32;
-  return std::min(kMaxRegisters, ceil_div(p.block_m * p.block_n, threads) + kBaseRegisters);
+  const std::int64_t consumer = std::min(kMaxRegisters, gemm_registers_needed(p));
+  if (!warp_specialised(p)) return consumer;
+  // The block's register file is what occupancy sees: the average over its threads.
+  return ceil_div(consumer * consumer_warps(p) + kProducerRegisters * kProducerWarps, p.warps);
+}
+
+double gemm_spill_bytes_per_iteration(const GemmParams& p) {
+  const std::int64_t spilled = gemm_registers_needed(p) - kMaxRegisters;
+  if (spilled <= 0) return 0;
+  // Each spilled 4-byte register of every thread is stored and reloaded once per iteration.
+  return 2.0 * 4.0 * static_cast<double>(spilled) * static_cast<double>(consumer_warps(p) * 32);
 }
 
 plan::TileProgram lift_gemm(const GemmParams& p) {
@@ -126,7 +151,8 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
        .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
        .flops = 2.0 * static_cast<double>(p.block_m * p.block_n * p.block_k), .bytes = a_bytes + b_bytes,
-       .deps = {0, 1}, .result_level = Placement::kRegister, .loop = "k", .dtype = p.dtype},
+       .local_bytes = gemm_spill_bytes_per_iteration(p), .deps = {0, 1},
+       .result_level = Placement::kRegister, .loop = "k", .dtype = p.dtype},
       {.name = "store_c", .op = OpKind::kStore, .operands = {"C"},
        .bytes = static_cast<double>(p.block_m * p.block_n) * out_b, .deps = {2},
        .result_level = Placement::kDdr, .dtype = out},

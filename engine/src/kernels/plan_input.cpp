@@ -71,7 +71,9 @@ std::vector<std::string> template_names() {
 
 Result<PlanInput> read_plan(const nlohmann::json& doc) {
   if (!doc.is_object()) return Error{"", "a plan must be a JSON object, got " + json_type_phrase(doc)};
-  if (doc.contains("kernel")) return read_instance(doc);
+  // A template instance has "params"; a full tile program has "actions" (and may name the
+  // kernel it describes in "kernel").
+  if (doc.contains("params") || (doc.contains("kernel") && !doc.contains("actions"))) return read_instance(doc);
   auto program = plan::parse_tile_program(doc);
   if (!program) return program.errors();
   PlanInput in{std::move(program).value(), "", {}};

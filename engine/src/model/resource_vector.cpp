@@ -78,6 +78,9 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       // Filled from the routed collective stage cost once the cross-device model exists.
       break;
   }
+  // Register spills: local memory lives in L1, which a kernel using most of the SM's shared
+  // memory has little of, so spilled values make the round trip to L2.
+  u[Resource::kL2] += seconds(a.local_bytes, rates.l2_bytes);
   return u;
 }
 

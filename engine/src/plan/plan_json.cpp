@@ -144,13 +144,28 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
 // An action as written: deps are still names, resolved once every action is known.
 struct ActionText {
   TileAction action;
-  std::vector<std::string> dep_names;  // "" where the JSON element was not a string
+  std::vector<std::optional<std::string>> dep_names;  // nullopt: not a string (reported)
 };
+
+std::vector<std::optional<std::string>> read_dep_names(const json& arr, const std::string& path,
+                                                       Errors& errors) {
+  std::vector<std::optional<std::string>> names;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    if (arr[i].is_string()) {
+      names.emplace_back(arr[i].get<std::string>());
+    } else {
+      errors.push_back(
+          {element_path(path, i), "must be an action name, got " + json_type_phrase(arr[i])});
+      names.emplace_back();
+    }
+  }
+  return names;
+}
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "deps", "loop", "dtype",
-                    "mma", "result"});
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "deps", "loop",
+                    "dtype", "mma", "result"});
   ActionText text;
   TileAction& a = text.action;
   a.name = r.string("name").value_or("");
@@ -160,8 +175,9 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.flops = r.number("flops", 0, kMaxAmount, 0.0).value_or(0);
   a.bytes = r.number("bytes", 0, kMaxAmount, 0.0).value_or(0);
   a.sfu_ops = r.number("sfu_ops", 0, kMaxAmount, 0.0).value_or(0);
+  a.local_bytes = r.number("local_bytes", 0, kMaxAmount, 0.0).value_or(0);
   if (const json* deps = r.array("deps", false))
-    text.dep_names = read_string_list(*deps, r.field_path("deps"), errors);
+    text.dep_names = read_dep_names(*deps, r.field_path("deps"), errors);
   a.loop = r.string("loop", "").value_or("");
   a.dtype = read_enum(r, "dtype", "dtype", kAllDTypes, dtype_name, std::optional(DType::kBF16));
   a.mma = read_enum(r, "mma", "mma instruction", kAllMmas, mma_name,
@@ -181,11 +197,11 @@ std::vector<TileAction> resolve_deps(std::vector<ActionText> texts, Errors& erro
     TileAction& a = texts[i].action;
     const auto& names = texts[i].dep_names;
     for (std::size_t j = 0; j < names.size(); ++j) {
-      if (names[j].empty()) continue;  // not a string: already reported
-      auto it = index.find(names[j]);
+      if (!names[j]) continue;
+      auto it = index.find(*names[j]);
       if (it == index.end()) {
         errors.push_back({"actions[" + std::to_string(i) + "].deps[" + std::to_string(j) + "]",
-                          "unknown action \"" + names[j] + "\""});
+                          "unknown action \"" + *names[j] + "\""});
       } else {
         a.deps.push_back(it->second);
       }
@@ -239,6 +255,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
             {"mma", mma_name(a.mma)},
             {"result", placement_name(a.result_level)}};
   if (!a.loop.empty()) j["loop"] = a.loop;
+  if (a.local_bytes > 0) j["local_bytes"] = amount_json(a.local_bytes);
   return j;
 }
 

@@ -33,10 +33,14 @@ struct GemmParams {
 Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::string& path = "params");
 
 // Shared memory and registers a compiler allocates for this tile config (Triton-like):
-// stages * (A tile + B tile) of shared memory; fp32 accumulators spread over the block's
-// threads plus a fixed working set of registers.
+// stages * (A tile + B tile) of shared memory. Registers: the fp32 accumulators spread over
+// the block's threads, half as many again for the epilogue's converted copy, plus a fixed
+// working set (addresses, loop state); past 255 per thread the rest spills.
 std::int64_t gemm_smem_bytes(const GemmParams& p);
+std::int64_t gemm_registers_needed(const GemmParams& p);
 std::int64_t gemm_registers_per_thread(const GemmParams& p);
+// Local-memory bytes one K iteration stores and reloads when the accumulators spill.
+double gemm_spill_bytes_per_iteration(const GemmParams& p);
 
 plan::TileProgram lift_gemm(const GemmParams& p);
 

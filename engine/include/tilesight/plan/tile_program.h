@@ -89,6 +89,8 @@ struct TileAction {
   double bytes = 0;                       // per execution: bytes moved (load/store/remote) or
                                           // read from the scratchpad (compute)
   double sfu_ops = 0;                     // transcendental ops (exp), per execution
+  double local_bytes = 0;                 // register spills: local-memory bytes stored and
+                                          // reloaded per execution (served by L1/L2)
   std::vector<std::size_t> deps;          // indices of actions in the same iteration
   Placement result_level = Placement::kRegister;  // scratchpad level of the result
   std::string loop;                       // innermost loop it runs in; "" = tile body
