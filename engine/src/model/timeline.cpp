@@ -52,6 +52,11 @@ struct Emitter {
     for (std::int64_t i = 0; i < std::min<std::int64_t>(n, shown); ++i) iters.push_back(i);
     if (n > shown) iters.push_back(n - 1);
     const double data_ready = la.first_load_latency + la.first_loads;
+    // One SM's pipelines serialise: a bar never starts before the previous one on its lane
+    // ends. Loads run ahead of compute (prefetch), so each stream keeps its own lane clock.
+    std::array<double, kResourceCount> load_free{}, compute_free{};
+    load_free.fill(t0);
+    compute_free.fill(t0);
     for (auto i : iters) {
       const double di = static_cast<double>(i);
       const double dd = static_cast<double>(env.depth);
@@ -70,6 +75,11 @@ struct Emitter {
         } else {
           start = t0 + data_ready + di * env.steady + it.chain_offset;
         }
+        auto& lane_free = it.is_load ? load_free : compute_free;
+        for (std::size_t r = 0; r < kResourceCount; ++r)
+          if (it.u.t[r] > 0) start = std::max(start, lane_free[r]);
+        for (std::size_t r = 0; r < kResourceCount; ++r)
+          if (it.u.t[r] > 0) lane_free[r] = start + it.u.t[r];
         item(it, start, i, phase);
       }
     }
