@@ -28,6 +28,7 @@ struct ValidateOptions {
   double max_mape = 0;        // 0: no threshold
   double min_spearman = -2;   // below -1: no threshold
   double max_top5 = 0;        // 0: no threshold
+  double launch_overhead_us = -1;  // < 0: the profile's; else the corpus's launch path
 };
 
 void add_predict(CLI::App& app, PredictOptions& options);

@@ -78,6 +78,9 @@ void add_validate(CLI::App& app, ValidateOptions& o) {
   cmd->add_option("--max-mape", o.max_mape, "Fail (exit 3) when MAPE exceeds this fraction");
   cmd->add_option("--min-spearman", o.min_spearman, "Fail (exit 3) when mean per-problem Spearman is below this");
   cmd->add_option("--max-top5", o.max_top5, "Fail (exit 3) when mean top-5% retention exceeds this");
+  cmd->add_option("--launch-overhead-us", o.launch_overhead_us,
+                  "Launch overhead of the corpus's launch path (e.g. 4.54 for torch ops, "
+                  "hw_profiles/calibrate/h200/launch_overhead.csv), instead of the profile's");
 }
 
 int run_validate(const ValidateOptions& o) {
@@ -86,6 +89,7 @@ int run_validate(const ValidateOptions& o) {
     std::cerr << "--hw: " << hw.error_text("; ") << "\n";
     return 2;
   }
+  if (o.launch_overhead_us >= 0) hw.value().launch_overhead_us = o.launch_overhead_us;
   auto corpus = validate::read_corpus(o.corpus, o.hw, o.kernel);
   if (!corpus) {
     std::cerr << corpus.error_text() << "\n";

@@ -230,3 +230,71 @@ TEST_CASE("evaluate rejects a block that cannot fit, naming every limit", "[gemm
   REQUIRE_FALSE(pred.ok());
   CHECK(pred.errors().size() == 3);  // shared memory, registers, threads
 }
+
+TEST_CASE("split-K lifts to split blocks, fp32 partials and a reduction", "[gemm]") {
+  // 1 x 4096 x 4096 split 2 ways with 8 x 64 x 64 tiles: grid split 2 x m 1 x n 64; each
+  // block walks 4096 / 64 / 2 = 32 K-steps; partial tile 8 x 64 x 4 B = 2048 B stored, read
+  // back by the reduction, which writes 8 x 64 x 2 B / 2 = 512 B of C per split block.
+  auto p = gemm(1, 4096, 4096);
+  p.block_m = 8, p.block_n = 64, p.block_k = 64, p.split_k = 2;
+  const auto prog = kernels::lift_gemm(p);
+  CHECK(plan::validate(prog).empty());
+  REQUIRE(prog.grid.dims.size() == 3);
+  CHECK(prog.grid.dims[0].name == "split");
+  CHECK(prog.grid.tiles() == 2 * 1 * 64);
+  CHECK(prog.loops[0].trip_count == 32);
+  CHECK(prog.launches == 2);
+  REQUIRE(prog.actions.size() == 6);
+  CHECK(prog.actions[3].bytes == 2048);  // store_c, fp32 partial
+  CHECK(prog.actions[4].bytes == 2048);  // reduce_partials
+  CHECK(prog.actions[5].bytes == 512);   // store_out
+  // The reduction kernel's start-up is added to the launch overhead: 3.5 + 0.68 us.
+  auto hw = h200_like();
+  hw.launch_overhead_us = 3.5, hw.dependent_launch_us = 0.68;
+  const auto pred = model::evaluate(prog, hw);
+  REQUIRE(pred.ok());
+  CHECK(pred->launch_overhead_us == Approx(4.18));
+}
+
+TEST_CASE("a cluster multicast divides a load's L2 traffic, not its SMEM fill", "[gemm][model]") {
+  // cluster_n = 2: the A tile (16384 B) is fetched once for the 2 blocks along N:
+  // 8192 B / 69.697e9 B/s = 117.54 ns of L2 per block; SMEM still takes all 16384 B.
+  const auto hw = h200_like();
+  auto p = gemm(4096, 4096, 4096);
+  p.cluster_n = 2;
+  const auto prog = kernels::lift_gemm(p);
+  CHECK(prog.actions[0].multicast == 2);
+  CHECK(prog.actions[1].multicast == 1);
+  const auto traffic = cache::FirstTouchCacheModel().analyze(prog, hw);
+  const auto u = model::resource_vector(prog.actions[0], hw, model::sm_rates(hw, 132, 1.0), traffic);
+  CHECK(u[Resource::kL2] == Approx(117.54e-9).epsilon(1e-4));
+  CHECK(u[Resource::kSmem] == Approx(16384 / 234.24e9));
+}
+
+TEST_CASE("a persistent kernel pays one fill and one drain", "[gemm][model]") {
+  // 1536 x 2816 with 128 x 128 tiles: 12 x 22 = 264 tiles; 6 stages x 32 KiB = 192 KiB of
+  // SMEM -> 1 block per SM -> exactly 2 full waves of 132. A plain launch pays
+  // 2 x (T_pro + T_steady + T_epi); a persistent ping-pong kernel T_pro + 2 T_steady + T_epi
+  // (its tile epilogues hide under the next tile's main loop): one wave's T_pro + T_epi less.
+  // (First-touch cache model: the same traffic for both launch orders.)
+  const auto hw = h200_like();
+  const cache::FirstTouchCacheModel first_touch;
+  const model::EvaluateOptions options{.cache_model = &first_touch, .timeline = false};
+  auto p = gemm(1536, 2816, 4096);
+  p.stages = 6;
+  const auto plain = model::evaluate(kernels::lift_gemm(p), hw, options);
+  p.persistent = true, p.schedule = "pingpong";
+  const auto pingpong = model::evaluate(kernels::lift_gemm(p), hw, options);
+  p.schedule = "cooperative";
+  const auto coop = model::evaluate(kernels::lift_gemm(p), hw, options);
+  REQUIRE(plain.ok());
+  REQUIRE(pingpong.ok());
+  REQUIRE(coop.ok());
+  REQUIRE(plain->wave_reports.size() == 1);
+  CHECK(plain->wave_reports[0].count == 2);
+  const auto& wave = plain->wave_reports[0];
+  CHECK(plain->latency_us - pingpong->latency_us == Approx(wave.prologue_us + wave.epilogue_us));
+  // Cooperative consumers store each tile themselves: the first round's store stays exposed.
+  CHECK(coop->latency_us > pingpong->latency_us);
+  CHECK(coop->latency_us < plain->latency_us);
+}

@@ -18,23 +18,38 @@ double CacheTraffic::dram_write_bytes() const {
   return s;
 }
 
+namespace {
+
+double l2_lookups(const AccessTraffic& a) { return a.l2_lookup_bytes > 0 ? a.l2_lookup_bytes : a.requested_bytes; }
+
+}  // namespace
+
 double CacheTraffic::l2_hit_rate() const {
-  double req = 0, hit = 0;
+  double lookups = 0, hit = 0;
   for (const auto& a : accesses) {
-    req += a.requested_bytes;
+    lookups += l2_lookups(a);
     hit += a.l2_hit_bytes;
   }
-  return req > 0 ? hit / req : 0;
+  return lookups > 0 ? hit / lookups : 0;
 }
 
 double CacheTraffic::l2_load_hit_rate() const {
-  double req = 0, hit = 0;
+  double lookups = 0, hit = 0;
   for (const auto& a : accesses) {
     if (a.write) continue;
-    req += a.requested_bytes;
+    lookups += l2_lookups(a);
     hit += a.l2_hit_bytes;
   }
-  return req > 0 ? hit / req : 0;
+  return lookups > 0 ? hit / lookups : 0;
+}
+
+double CacheTraffic::l15_hit_rate() const {
+  double lookups = 0, hit = 0;
+  for (const auto& a : accesses) {
+    lookups += a.l15_lookup_bytes;
+    hit += a.l15_hit_bytes;
+  }
+  return lookups > 0 ? hit / lookups : 0;
 }
 
 double CacheTraffic::dram_fraction(const std::string& tensor) const {
@@ -45,6 +60,16 @@ double CacheTraffic::dram_fraction(const std::string& tensor) const {
     dram += a.dram_bytes;
   }
   return req > 0 ? dram / req : 1.0;
+}
+
+double CacheTraffic::l15_fraction(const std::string& tensor) const {
+  double req = 0, hit = 0;
+  for (const auto& a : accesses) {
+    if (a.tensor != tensor) continue;
+    req += a.requested_bytes;
+    hit += a.l15_hit_bytes;
+  }
+  return req > 0 ? std::clamp(hit / req, 0.0, 1.0) : 0.0;
 }
 
 namespace {
@@ -79,6 +104,7 @@ CacheTraffic FirstTouchCacheModel::analyze(const plan::TileProgram& program,
     t.dram_bytes = std::min(unique, t.requested_bytes);
     // A store is an L2 write; it counts as a hit in lts__t_sector_hit_rate (write-back cache).
     t.l2_hit_bytes = access.write ? t.requested_bytes : t.requested_bytes - t.dram_bytes;
+    t.l2_lookup_bytes = t.requested_bytes;
     traffic.accesses.push_back(t);
   }
   return traffic;

@@ -49,7 +49,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 10> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 11> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -60,6 +60,7 @@ constexpr std::array<Field<HardwareSpec>, 10> kTopFields{{
     {"dram_bandwidth", &HardwareSpec::dram_bandwidth, kPositive},
     {"dram_latency_ns", &HardwareSpec::dram_latency_ns, kNonNegative},
     {"launch_overhead_us", &HardwareSpec::launch_overhead_us, kNonNegative},
+    {"dependent_launch_us", &HardwareSpec::dependent_launch_us, kOptionalNonNegative},
 }};
 
 constexpr std::array<Field<SmLimits>, 10> kLimitFields{{
@@ -357,7 +358,8 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "dram_bytes",
                        "dram_bandwidth",
                        "dram_latency_ns",
-                       "launch_overhead_us"});
+                       "launch_overhead_us",
+                       "dependent_launch_us"});
   read_identity(root, spec, errors);
   LeafReader leaves{read_default_source(root, errors), spec, errors};
   for (const auto& f : kTopFields) leaves.read(doc, "", f.key, spec.*(f.member), f.rule);

@@ -25,16 +25,23 @@ DType output_dtype(DType in) {
   }
 }
 
-void check_unsupported(const nlohmann::json& params, const std::string& path, Errors& errors) {
-  // Hopper persistent warp-specialised kernels and split-K come with the calibration issue;
-  // until then they are refused rather than silently modelled as a plain launch.
-  for (const char* key : {"persistent", "cluster_m", "cluster_n", "raster", "schedule", "split_k"}) {
-    if (!params.contains(key)) continue;
-    const auto& v = params[key];
-    const bool neutral = (v.is_boolean() && !v.get<bool>()) || (v.is_number_integer() && v.get<std::int64_t>() == 1);
-    if (!neutral)
-      errors.push_back({nest(path, key), "persistent, clustered and split-K GEMMs are not modelled yet"});
+// Reads the Hopper persistent/cluster/split-K options (DESIGN.md's gemm parameters).
+void read_schedule(FieldReader& f, GemmParams& p, Errors& errors) {
+  p.persistent = f.boolean("persistent", false).value_or(false);
+  p.cluster_m = f.integer("cluster_m", 1, 16, 1).value_or(1);
+  p.cluster_n = f.integer("cluster_n", 1, 16, 1).value_or(1);
+  p.split_k = f.integer("split_k", 1, 1024, 1).value_or(1);
+  if (auto r = f.string("raster", "m")) {
+    if (*r == "m" || *r == "n") p.raster = *r;
+    else errors.push_back({f.field_path("raster"), "unknown raster \"" + *r + "\"; known: m, n"});
   }
+  if (auto s = f.string("schedule", "cooperative")) {
+    if (*s == "cooperative" || *s == "pingpong") p.schedule = *s;
+    else errors.push_back({f.field_path("schedule"), "unknown schedule \"" + *s + "\"; known: cooperative, pingpong"});
+  }
+  if (p.cluster_m * p.cluster_n > 16)
+    errors.push_back({f.field_path("cluster_m"), "a cluster of " + std::to_string(p.cluster_m * p.cluster_n) +
+                                                     " blocks exceeds the 16 a Hopper GPU allows"});
 }
 
 }  // namespace
@@ -65,10 +72,11 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
     if (*l == "nn" || *l == "nt" || *l == "tn" || *l == "tt") p.layout = *l;
     else errors.push_back({f.field_path("layout"), "unknown layout \"" + *l + "\"; known: nn, nt, tn, tt"});
   }
-  check_unsupported(params, path, errors);
+  read_schedule(f, p, errors);
   if (errors.empty()) {
     const double blocks = static_cast<double>(ceil_div(p.M, p.block_m)) *
-                          static_cast<double>(ceil_div(p.N, p.block_n)) * static_cast<double>(p.batch);
+                          static_cast<double>(ceil_div(p.N, p.block_n)) * static_cast<double>(p.batch) *
+                          static_cast<double>(p.split_k);
     if (blocks > static_cast<double>(kMaxDim))
       errors.push_back({path, "the grid would have " + std::to_string(static_cast<long long>(blocks)) +
                                   " blocks; CUDA allows at most 2147483647"});
@@ -90,7 +98,12 @@ namespace {
 constexpr std::int64_t kProducerWarps = 4;
 constexpr std::int64_t kProducerRegisters = 40;
 bool warp_specialised(const GemmParams& p) { return p.warps >= 12; }
-std::int64_t consumer_warps(const GemmParams& p) { return warp_specialised(p) ? p.warps - kProducerWarps : p.warps; }
+// Warps that hold one tile's accumulators: a ping-pong consumer warp group holds a whole tile
+// by itself; cooperative consumers split it.
+std::int64_t consumer_warps(const GemmParams& p) {
+  if (!warp_specialised(p)) return p.warps;
+  return p.schedule == "pingpong" ? kProducerWarps : p.warps - kProducerWarps;
+}
 }  // namespace
 
 std::int64_t gemm_registers_needed(const GemmParams& p) {
@@ -102,7 +115,7 @@ std::int64_t gemm_registers_per_thread(const GemmParams& p) {
   const std::int64_t consumer = std::min(kMaxRegisters, gemm_registers_needed(p));
   if (!warp_specialised(p)) return consumer;
   // The block's register file is what occupancy sees: the average over its threads.
-  return ceil_div(consumer * consumer_warps(p) + kProducerRegisters * kProducerWarps, p.warps);
+  return ceil_div(consumer * (p.warps - kProducerWarps) + kProducerRegisters * kProducerWarps, p.warps);
 }
 
 double gemm_spill_bytes_per_iteration(const GemmParams& p) {
@@ -112,9 +125,26 @@ double gemm_spill_bytes_per_iteration(const GemmParams& p) {
   return 2.0 * 4.0 * static_cast<double>(spilled) * static_cast<double>(consumer_warps(p) * 32);
 }
 
+namespace {
+
+std::string program_name(const GemmParams& p) {
+  std::string n = "gemm M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K) +
+                  (p.batch > 1 ? " batch=" + std::to_string(p.batch) : "") + " " + std::string(dtype_name(p.dtype)) +
+                  " tile " + std::to_string(p.block_m) + "x" + std::to_string(p.block_n) + "x" +
+                  std::to_string(p.block_k);
+  if (p.persistent) n += " persistent " + p.schedule;
+  if (p.cluster_m * p.cluster_n > 1) n += " cluster " + std::to_string(p.cluster_m) + "x" + std::to_string(p.cluster_n);
+  if (p.split_k > 1) n += " split-k " + std::to_string(p.split_k);
+  return n;
+}
+
+}  // namespace
+
 plan::TileProgram lift_gemm(const GemmParams& p) {
   using namespace plan;
   const DType out = output_dtype(p.dtype);
+  const bool split = p.split_k > 1;
+  const DType partial = split ? DType::kFP32 : out;  // split-K partials are kept in fp32
   const double in_b = dtype_bytes(p.dtype), out_b = dtype_bytes(out);
   const bool ta = p.layout[0] == 't', tb = p.layout[1] == 't';
   const bool batched = p.batch > 1;
@@ -123,40 +153,59 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
   };
   TileProgram prog;
   prog.kernel = "gemm";
-  prog.name = "gemm M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K) +
-              (batched ? " batch=" + std::to_string(p.batch) : "") + " " + std::string(dtype_name(p.dtype)) +
-              " tile " + std::to_string(p.block_m) + "x" + std::to_string(p.block_n) + "x" +
-              std::to_string(p.block_k);
+  prog.name = program_name(p);
   prog.tensors = {{"A", ta ? shape(p.K, p.M) : shape(p.M, p.K), p.dtype},
                   {"B", tb ? shape(p.N, p.K) : shape(p.K, p.N), p.dtype},
-                  {"C", shape(p.M, p.N), out}};
+                  {"C", shape(p.M, p.N), partial}};
+  if (split) prog.grid.dims.push_back({"split", p.split_k});
   if (batched) prog.grid.dims.push_back({"batch", p.batch});
   prog.grid.dims.push_back({"m", ceil_div(p.M, p.block_m)});
   prog.grid.dims.push_back({"n", ceil_div(p.N, p.block_n)});
   prog.grid.order = p.group_m > 1 ? LaunchOrder{LaunchOrderKind::kGrouped, p.group_m} : LaunchOrder{};
+  prog.schedule = {.persistent = p.persistent, .epilogue_overlap = p.persistent && p.schedule == "pingpong",
+                   .raster = p.raster == "n" ? Raster::kN : Raster::kM};
   // A tiles are reused across the N tiles of a row, B tiles across the M tiles of a column (eq. 6).
-  prog.accesses = {{"A", ta ? shape(p.block_k, p.block_m) : shape(p.block_m, p.block_k), Placement::kDdr, {"n"}, "k"},
-                   {"B", tb ? shape(p.block_n, p.block_k) : shape(p.block_k, p.block_n), Placement::kDdr, {"m"}, "k"},
-                   {"C", shape(p.block_m, p.block_n), Placement::kDdr, {}, "", true}};
-  for (auto& a : prog.accesses)
-    if (batched) a.tile_shape[0] = 1;
-  prog.loops = {{"k", ceil_div(p.K, p.block_k), p.stages, ""}};
+  auto tile = [&](std::int64_t r, std::int64_t c) {
+    auto t = shape(r, c);
+    if (batched) t[0] = 1;
+    return t;
+  };
+  prog.accesses = {{"A", ta ? tile(p.block_k, p.block_m) : tile(p.block_m, p.block_k), Placement::kDdr, {"n"}, "k"},
+                   {"B", tb ? tile(p.block_n, p.block_k) : tile(p.block_k, p.block_n), Placement::kDdr, {"m"}, "k"},
+                   {"C", tile(p.block_m, p.block_n), Placement::kDdr, split ? std::vector<std::string>{"split"}
+                                                                           : std::vector<std::string>{}, "", true}};
+  prog.loops = {{"k", ceil_div(ceil_div(p.K, p.block_k), p.split_k), p.stages, ""}};
   const double a_bytes = static_cast<double>(p.block_m * p.block_k) * in_b;
   const double b_bytes = static_cast<double>(p.block_k * p.block_n) * in_b;
+  const double c_tile = static_cast<double>(p.block_m * p.block_n);
   const bool tensor_core = p.dtype != DType::kFP32;  // fp32 GEMMs run on CUDA cores (SIMT)
   prog.actions = {
       {.name = "load_a", .op = OpKind::kLoad, .operands = {"A"}, .bytes = a_bytes,
-       .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .multicast = static_cast<double>(p.cluster_n), .result_level = Placement::kSmem, .loop = "k",
+       .dtype = p.dtype},
       {.name = "load_b", .op = OpKind::kLoad, .operands = {"B"}, .bytes = b_bytes,
-       .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .multicast = static_cast<double>(p.cluster_m), .result_level = Placement::kSmem, .loop = "k",
+       .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
-       .flops = 2.0 * static_cast<double>(p.block_m * p.block_n * p.block_k), .bytes = a_bytes + b_bytes,
+       .flops = 2.0 * c_tile * static_cast<double>(p.block_k), .bytes = a_bytes + b_bytes,
        .local_bytes = gemm_spill_bytes_per_iteration(p), .deps = {0, 1},
        .result_level = Placement::kRegister, .loop = "k", .dtype = p.dtype},
-      {.name = "store_c", .op = OpKind::kStore, .operands = {"C"},
-       .bytes = static_cast<double>(p.block_m * p.block_n) * out_b, .deps = {2},
-       .result_level = Placement::kDdr, .dtype = out},
+      {.name = "store_c", .op = OpKind::kStore, .operands = {"C"}, .bytes = c_tile * dtype_bytes(partial),
+       .deps = {2}, .result_level = Placement::kDdr, .dtype = partial},
   };
+  if (split) {
+    // The reduction kernel reads every split's fp32 partial tile back and writes C once: per
+    // split tile, its own partial in and 1/split_k of the output tile out.
+    prog.tensors.push_back({"C_out", shape(p.M, p.N), out});
+    prog.accesses.push_back({"C_out", tile(p.block_m, p.block_n), Placement::kDdr, {"split"}, "", true});
+    prog.actions.push_back({.name = "reduce_partials", .op = OpKind::kLoad, .operands = {"C"},
+                            .bytes = c_tile * 4.0, .deps = {3}, .result_level = Placement::kRegister,
+                            .dtype = DType::kFP32});
+    prog.actions.push_back({.name = "store_out", .op = OpKind::kStore, .operands = {"C_out"},
+                            .bytes = c_tile * out_b / static_cast<double>(p.split_k), .deps = {4},
+                            .result_level = Placement::kDdr, .dtype = out});
+    prog.launches = 2;
+  }
   prog.resources = {gemm_smem_bytes(p), gemm_registers_per_thread(p), p.warps};
   return prog;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tilesight/cache/sdcm_cache_model.h"
 #include "tilesight/model/occupancy.h"
 #include "tilesight/model/timeline.h"
 #include "tilesight/model/wave_model.h"
@@ -55,8 +56,34 @@ WavePlan run_waves(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
   return w;
 }
 
-double kernel_seconds(const WavePlan& w) {
-  return static_cast<double>(w.waves.full_waves) * w.full.total() + w.tail.total();
+// The kernel's time split into the envelope's three parts, summed over waves. A plain launch
+// pays every wave's fill and drain (Algorithm 2: n_full T_full + T_tail). A persistent kernel
+// keeps its pipeline full from one tile to the next: one fill, then per round of tiles the
+// steady main loop plus the epilogue stores (hidden under the next tile's main loop with
+// ping-pong consumers), and one drain.
+struct KernelTime {
+  double prologue = 0, steady = 0, epilogue = 0;
+  double total() const { return prologue + steady + epilogue; }
+};
+
+KernelTime kernel_time(const WavePlan& w, const plan::TileSchedule& schedule) {
+  const double nfull = static_cast<double>(w.waves.full_waves);
+  if (!schedule.persistent)
+    return {nfull * w.full.prologue + w.tail.prologue, nfull * w.full.steady + w.tail.steady,
+            nfull * w.full.epilogue + w.tail.epilogue};
+  const bool has_tail = w.waves.tail_blocks > 0;
+  const WaveTime& first = w.waves.full_waves > 0 ? w.full : w.tail;
+  const WaveTime& last = has_tail ? w.tail : w.full;
+  auto round = [&](const WaveTime& wt) { return wt.steady + (schedule.epilogue_overlap ? 0.0 : wt.tail); };
+  KernelTime t;
+  t.prologue = first.prologue;
+  t.steady = nfull * round(w.full) + (has_tail ? round(w.tail) : 0.0);
+  t.epilogue = (last.epilogue - last.tail) + (schedule.epilogue_overlap ? last.tail : 0.0);
+  return t;
+}
+
+double kernel_seconds(const WavePlan& w, const plan::TileSchedule& schedule) {
+  return kernel_time(w, schedule).total();
 }
 
 // Device-average busy seconds per resource: a tail wave keeps only its active SMs busy.
@@ -94,6 +121,26 @@ report::WaveReport wave_report(const char* kind, std::int64_t count, const WaveT
           .steady_us = w.steady * kUs, .epilogue_us = w.epilogue * kUs};
 }
 
+// The per-tile maps over the grid's last two dims (a GEMM's m x n), leading dims averaged.
+report::HitRateMap hit_rate_map(const plan::TileGrid& grid, const cache::TileHitMap& m) {
+  const std::size_t n = grid.dims.size();
+  report::HitRateMap out{.tensor = m.tensor, .level = m.level};
+  out.cols = n >= 1 ? grid.dims[n - 1].extent : 1;
+  out.rows = n >= 2 ? grid.dims[n - 2].extent : 1;
+  out.col_dim = n >= 1 ? grid.dims[n - 1].name : "";
+  out.row_dim = n >= 2 ? grid.dims[n - 2].name : "";
+  const auto cells = static_cast<std::size_t>(out.rows * out.cols);
+  if (cells == 0 || m.hit_rate.size() % cells != 0) return out;
+  const std::size_t planes = m.hit_rate.size() / cells;
+  out.hit_rate.assign(cells, 0.0);
+  out.reuse_distance.assign(cells, 0.0);
+  for (std::size_t t = 0; t < m.hit_rate.size(); ++t) {
+    out.hit_rate[t % cells] += m.hit_rate[t] / static_cast<double>(planes);
+    if (t < m.reuse_distance.size()) out.reuse_distance[t % cells] += m.reuse_distance[t] / static_cast<double>(planes);
+  }
+  return out;
+}
+
 void fill_cache(report::Prediction& pred, const plan::TileProgram& p, const cache::CacheTraffic& t) {
   pred.cache_model = t.model;
   pred.l2_hit_rate = t.l2_hit_rate();
@@ -103,10 +150,20 @@ void fill_cache(report::Prediction& pred, const plan::TileProgram& p, const cach
   pred.dram_bytes = pred.dram_read_bytes + pred.dram_write_bytes;
   for (std::size_t i = 0; i < t.accesses.size() && i < p.accesses.size(); ++i) {
     const auto& a = t.accesses[i];
+    const double lookups = a.l2_lookup_bytes > 0 ? a.l2_lookup_bytes : a.requested_bytes;
     pred.tensors.push_back({.tensor = a.tensor, .requested_bytes = a.requested_bytes,
                             .dram_bytes = a.dram_bytes,
-                            .l2_hit_rate = a.requested_bytes > 0 ? a.l2_hit_bytes / a.requested_bytes : 0});
+                            .l2_hit_rate = lookups > 0 ? a.l2_hit_bytes / lookups : 0});
   }
+  for (const auto& m : t.tile_maps) pred.hit_rate_maps.push_back(hit_rate_map(p.grid, m));
+}
+
+// Step 2's model: the caller's, else the built-in one named by options.cache. Per-tile maps
+// are only drawn (GUI) when a timeline is asked for too; batch runs skip them.
+cache::CacheTraffic cache_traffic(const plan::TileProgram& p, const hw::HardwareSpec& hw, const EvaluateOptions& o) {
+  if (o.cache_model) return o.cache_model->analyze(p, hw);
+  if (o.cache == CacheModelKind::kFirstTouch) return cache::FirstTouchCacheModel().analyze(p, hw);
+  return cache::SdcmCacheModel(cache::SdcmOptions{.tile_maps = o.timeline}).analyze(p, hw);
 }
 
 double program_flops(const plan::TileProgram& p) {
@@ -124,9 +181,7 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
 
   // 1. Partition across devices: single-device plans are the local-only case (§3.6).
   // 2. Cache traffic from the launch order -> L2/DRAM split of every memory action (§3.5).
-  const cache::FirstTouchCacheModel first_touch;
-  const cache::CacheModel& cache_model = options.cache_model ? *options.cache_model : first_touch;
-  const cache::CacheTraffic traffic = cache_model.analyze(program, hw);
+  const cache::CacheTraffic traffic = cache_traffic(program, hw, options);
 
   // 3. Resident tiles per SM (§3.4); a block that cannot fit is an error, every limit named.
   auto occupancy = compute_occupancy(program.resources, hw);
@@ -137,13 +192,13 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
   // with its own active-SM bandwidth share (Algorithm 2). Evaluated at full clock, then again
   // at the sustained clock that a kernel of that length runs at.
   WavePlan waves = run_waves(program, hw, traffic, resident, 1.0, options.max_orders);
-  double seconds = kernel_seconds(waves);
+  double seconds = kernel_seconds(waves, program.schedule);
   const auto busy1 = device_busy(waves, hw.sm_count);
   const double tc_share = seconds > 0 ? std::min(1.0, busy1[index(Resource::kTC)] / seconds) : 0;
   const double clock = 1.0 - (1.0 - sustained_fraction(hw.power, seconds * kUs)) * tc_share;
   if (clock < 1.0) {
     waves = run_waves(program, hw, traffic, resident, clock, options.max_orders);
-    seconds = kernel_seconds(waves);
+    seconds = kernel_seconds(waves, program.schedule);
   }
 
   report::Prediction pred;
@@ -151,17 +206,20 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
   pred.name = program.name;
   pred.hardware = hw.name;
   pred.profile_source = hw.profile_source;
-  pred.launch_overhead_us = hw.launch_overhead_us;
-  pred.latency_us = seconds * kUs + hw.launch_overhead_us;
+  // The first launch's overhead, and the start-up of each kernel queued behind it (split-K's
+  // reduction).
+  pred.launch_overhead_us =
+      hw.launch_overhead_us + static_cast<double>(std::max<std::int64_t>(program.launches - 1, 0)) * hw.dependent_launch_us;
+  pred.latency_us = seconds * kUs + pred.launch_overhead_us;
   pred.clock_factor = clock;
   pred.blocks = waves.waves.blocks;
   pred.waves = waves.waves.waves();
   pred.resident_blocks_per_sm = resident;
   pred.occupancy_limiter = occupancy->limiter;
-  const double nfull = static_cast<double>(waves.waves.full_waves);
-  pred.prologue_us = (nfull * waves.full.prologue + waves.tail.prologue) * kUs;
-  pred.steady_us = (nfull * waves.full.steady + waves.tail.steady) * kUs;
-  pred.epilogue_us = (nfull * waves.full.epilogue + waves.tail.epilogue) * kUs;
+  const KernelTime parts = kernel_time(waves, program.schedule);
+  pred.prologue_us = parts.prologue * kUs;
+  pred.steady_us = parts.steady * kUs;
+  pred.epilogue_us = parts.epilogue * kUs;
   if (waves.waves.full_waves > 0) pred.wave_reports.push_back(wave_report("full", waves.waves.full_waves, waves.full));
   if (waves.waves.tail_blocks > 0) pred.wave_reports.push_back(wave_report("tail", 1, waves.tail));
   const WaveTime& first = waves.waves.full_waves > 0 ? waves.full : waves.tail;

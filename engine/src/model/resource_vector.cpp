@@ -45,9 +45,16 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
     case OpKind::kStore: {
       // Every byte crosses L2; the cache model says which share also reaches DRAM. A load
       // into shared memory (TMA, cp.async) also writes SMEM; a store from registers does not.
+      // A TMA multicast fetches once for the whole cluster: each CTA's share of the L2 reads
+      // is bytes / multicast, while every CTA still fills its own SMEM. DRAM sees each block
+      // once whatever the multicast (the cache model's share), but never more than is fetched.
+      // Where an L1.5 tier serves part of the loads (§3.5.3), that share crosses L1.5, not L2.
       const double dram_share = traffic.dram_fraction(moved_tensor(a));
-      u[Resource::kL2] = seconds(a.bytes, rates.l2_bytes);
-      u[Resource::kDram] = seconds(a.bytes * dram_share, rates.dram_bytes);
+      const double fetched = a.bytes / std::max(a.multicast, 1.0);
+      const double l15_share = a.op == OpKind::kLoad ? traffic.l15_fraction(moved_tensor(a)) : 0.0;
+      u[Resource::kL15] = seconds(fetched * l15_share, rates.l15_bytes);
+      u[Resource::kL2] = seconds(fetched * (1 - l15_share), rates.l2_bytes);
+      u[Resource::kDram] = seconds(std::min(a.bytes * dram_share, fetched), rates.dram_bytes);
       if (a.op == OpKind::kLoad && a.result_level == Placement::kSmem)
         u[Resource::kSmem] = seconds(a.bytes, rates.smem_bytes);
       if (a.result_level == Placement::kTmem) u[Resource::kTmem] = seconds(a.bytes, rates.tmem_bytes);

@@ -164,7 +164,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "deps", "loop",
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "multicast", "deps", "loop",
                     "dtype", "mma", "result"});
   ActionText text;
   TileAction& a = text.action;
@@ -176,6 +176,7 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.bytes = r.number("bytes", 0, kMaxAmount, 0.0).value_or(0);
   a.sfu_ops = r.number("sfu_ops", 0, kMaxAmount, 0.0).value_or(0);
   a.local_bytes = r.number("local_bytes", 0, kMaxAmount, 0.0).value_or(0);
+  a.multicast = r.number("multicast", 1, 16, 1.0).value_or(1);
   if (const json* deps = r.array("deps", false))
     text.dep_names = read_dep_names(*deps, r.field_path("deps"), errors);
   a.loop = r.string("loop", "").value_or("");
@@ -256,7 +257,20 @@ json action_json(const TileProgram& p, const TileAction& a) {
             {"result", placement_name(a.result_level)}};
   if (!a.loop.empty()) j["loop"] = a.loop;
   if (a.local_bytes > 0) j["local_bytes"] = amount_json(a.local_bytes);
+  if (a.multicast != 1) j["multicast"] = amount_json(a.multicast);
   return j;
+}
+
+TileSchedule parse_schedule(const json& obj, const std::string& path, Errors& errors) {
+  FieldReader r{obj, path, errors};
+  r.reject_unknown({"persistent", "epilogue_overlap", "raster"});
+  TileSchedule s;
+  s.persistent = r.boolean("persistent", false).value_or(false);
+  s.epilogue_overlap = r.boolean("epilogue_overlap", false).value_or(false);
+  const std::string raster = r.string("raster", "m").value_or("m");
+  if (raster == "n") s.raster = Raster::kN;
+  else if (raster != "m") errors.push_back({r.field_path("raster"), "unknown raster \"" + raster + "\"; known: m, n"});
+  return s;
 }
 
 }  // namespace
@@ -266,7 +280,7 @@ Result<TileProgram> parse_tile_program(const json& doc) {
   if (!expect_object(doc, "", errors)) return errors;
   FieldReader r{doc, "", errors};
   r.reject_unknown({"name", "kernel", "hardware", "tensors", "grid", "accesses", "loops", "actions",
-                    "resources"});
+                    "resources", "schedule", "launches"});
   TileProgram p;
   p.name = r.string("name").value_or("");
   p.kernel = r.string("kernel", "custom").value_or("custom");
@@ -279,6 +293,9 @@ Result<TileProgram> parse_tile_program(const json& doc) {
   p.actions = resolve_deps(std::move(texts), errors);
   if (const json* res = r.object("resources"))
     p.resources = parse_resources(*res, "resources", errors);
+  if (r.has("schedule"))
+    if (const json* sched = r.object("schedule")) p.schedule = parse_schedule(*sched, "schedule", errors);
+  p.launches = r.integer("launches", 1, 64, 1).value_or(1);
 
   for (Error& e : validate(p))
     if (!already_reported(e.path, errors)) errors.push_back(std::move(e));
@@ -320,6 +337,11 @@ json to_json(const TileProgram& p) {
   j["resources"] = {{"smem_bytes", p.resources.smem_bytes},
                     {"registers_per_thread", p.resources.registers_per_thread},
                     {"warps", p.resources.warps}};
+  if (p.schedule.persistent || p.schedule.epilogue_overlap)
+    j["schedule"] = {{"persistent", p.schedule.persistent},
+                     {"epilogue_overlap", p.schedule.epilogue_overlap},
+                     {"raster", p.schedule.raster == Raster::kN ? "n" : "m"}};
+  if (p.launches != 1) j["launches"] = p.launches;
   return j;
 }
 

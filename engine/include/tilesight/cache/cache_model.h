@@ -15,22 +15,39 @@ struct AccessTraffic {
   bool write = false;
   double requested_bytes = 0;  // bytes all tiles request over the whole kernel
   double dram_bytes = 0;       // bytes that go to DRAM (misses, or write-backs)
+  double l15_lookup_bytes = 0;  // bytes looked up in an L1.5 tier (0 where there is none)
   double l15_hit_bytes = 0;
+  double l2_lookup_bytes = 0;   // L2 sector lookups in bytes, every partition looked up
+                                // (ncu's lts__t_sectors); 0: one lookup per requested byte
   double l2_hit_bytes = 0;
+  double l2_far_lookup_bytes = 0;  // of l2_lookup_bytes: second lookups in a far (home) partition
+  double l2_far_hit_bytes = 0;     // of l2_hit_bytes: hits there
 
   double dram_fraction() const { return requested_bytes > 0 ? dram_bytes / requested_bytes : 0; }
+};
+
+// Predicted hit rate of every tile of the grid at one level (the GUI's heatmap).
+struct TileHitMap {
+  std::string tensor;                  // "" for all tensors together
+  std::string level;                   // "l2" or "l15"
+  std::vector<double> hit_rate;        // per tile id (row-major over grid.dims), 0..1
+  std::vector<double> reuse_distance;  // mean tile reuse distance D_T per tile (tiles)
 };
 
 struct CacheTraffic {
   std::string model;  // name for the report
   std::vector<AccessTraffic> accesses;  // one per TileProgram::accesses, same order
+  std::vector<TileHitMap> tile_maps;    // empty when the model has no per-tile view
 
   double dram_read_bytes() const;
   double dram_write_bytes() const;
-  double l2_hit_rate() const;       // loads and stores
-  double l2_load_hit_rate() const;  // loads only
+  double l2_hit_rate() const;       // hits per L2 lookup, loads and stores (ncu's definition)
+  double l2_load_hit_rate() const;  // hits per L2 lookup, loads only
+  double l15_hit_rate() const;      // hits per L1.5 lookup; 0 without an L1.5 tier
   // DRAM fraction of the loads of `tensor` (1 when the tensor has no access entry).
   double dram_fraction(const std::string& tensor) const;
+  // Share of the bytes of `tensor` served by an L1.5 tier (0 without one).
+  double l15_fraction(const std::string& tensor) const;
 };
 
 class CacheModel {

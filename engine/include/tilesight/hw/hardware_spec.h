@@ -79,6 +79,8 @@ struct HardwareSpec {
   double dram_bandwidth = 0;      // bytes/s achievable
   double dram_latency_ns = 0;     // pointer-chasing latency of a miss to DRAM
   double launch_overhead_us = 0;  // empty-kernel time as CUDA events measure it
+  double dependent_launch_us = 0; // each further kernel queued behind the first (CUDA graph
+                                  // or stream): its start-up, the launch itself being hidden
 
   // Where each number came from, keyed by the JSON path in the profile:
   // {"l2.bandwidth": "measured on H200, hw_profiles/calibrate/bw_sweep.py", ...}

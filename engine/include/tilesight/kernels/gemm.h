@@ -6,6 +6,9 @@
 //                 load_a (smem) ─┐
 //                 load_b (smem) ─┴─> mma (registers)
 //               store_c <─ mma
+//
+// Split-K adds a leading grid dim "split" (each block reduces over K/split_k), stores fp32
+// partials, and a reduction kernel reads them back and writes C.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,14 @@ struct GemmParams {
   std::int64_t batch = 1;
   DType dtype = DType::kBF16;
   std::string layout = "nn";  // nn | nt | tn | tt: A then B, n = row-major as torch.matmul
+  // Hopper persistent warp-specialised kernels (cuBLAS nvjet, CUTLASS): one block per SM
+  // walks tiles; clusters share A/B tiles by TMA multicast; `warps` counts the producer warp
+  // group too (3 warp groups = 12).
+  bool persistent = false;
+  std::int64_t cluster_m = 1, cluster_n = 1;
+  std::string raster = "m";             // m: consecutive tiles walk down M; n: along N
+  std::string schedule = "cooperative"; // cooperative | pingpong
+  std::int64_t split_k = 1;             // K split over blocks, partials reduced by a 2nd kernel
 };
 
 // Reads `params` (path "params"): every error names its field, all of them at once.

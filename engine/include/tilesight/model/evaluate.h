@@ -11,8 +11,15 @@
 
 namespace tilesight::model {
 
+// Which built-in cache model fills the L2/DRAM split (§3.5).
+enum class CacheModelKind {
+  kSdcm,        // tile reuse distance + SDCM cascade (cache/sdcm_cache_model.h), the default
+  kFirstTouch,  // infinite L2: first touch from DRAM, every repeat a hit
+};
+
 struct EvaluateOptions {
-  const cache::CacheModel* cache_model = nullptr;  // nullptr: first-touch model
+  CacheModelKind cache = CacheModelKind::kSdcm;
+  const cache::CacheModel* cache_model = nullptr;  // overrides `cache` when set
   std::size_t max_orders = 50000;                   // cap of the order search per loop
   bool timeline = true;                             // fill Prediction::timeline
   int timeline_iterations = 4;                      // loop iterations drawn per loop

@@ -91,6 +91,8 @@ struct TileAction {
   double sfu_ops = 0;                     // transcendental ops (exp), per execution
   double local_bytes = 0;                 // register spills: local-memory bytes stored and
                                           // reloaded per execution (served by L1/L2)
+  double multicast = 1;                   // loads: CTAs of a cluster sharing one TMA multicast
+                                          // (L2/DRAM carry bytes / multicast; SMEM all of them)
   std::vector<std::size_t> deps;          // indices of actions in the same iteration
   Placement result_level = Placement::kRegister;  // scratchpad level of the result
   std::string loop;                       // innermost loop it runs in; "" = tile body
@@ -104,6 +106,18 @@ struct Loop {
   std::int64_t trip_count = 1;
   std::int64_t stages = 1;  // software-pipeline stages (Triton's num_stages)
   std::string parent;
+};
+
+// How blocks map to tiles. A persistent kernel launches one block per resident slot and each
+// block walks its tiles one after another with the pipeline kept full across them (Hopper
+// warp-specialised GEMMs, DESIGN.md); with epilogue_overlap (ping-pong consumers) a tile's
+// epilogue hides under the next tile's main loop.
+enum class Raster { kM, kN };
+
+struct TileSchedule {
+  bool persistent = false;
+  bool epilogue_overlap = false;
+  Raster raster = Raster::kM;  // persistent: consecutive tiles walk down M (kM) or along N
 };
 
 struct BlockResources {
@@ -120,7 +134,9 @@ struct TileProgram {
   TileGrid grid;
   std::vector<TileAction> actions;
   std::vector<Loop> loops;
+  TileSchedule schedule;
   BlockResources resources;
+  std::int64_t launches = 1;  // kernels the plan runs back to back (split-K adds a reduction)
   std::string hardware;  // profile name or path, may be empty (then --hw is required)
 
   const Tensor* find_tensor(std::string_view name) const;

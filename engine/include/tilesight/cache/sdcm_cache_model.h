@@ -1,0 +1,54 @@
+// The cache model of §3.5: tile reuse distance over the real launch order (reuse_distance.h),
+// SDCM hit probability (sdcm.h) and a two-level cascade, near cache then far cache then DRAM
+// (§3.5.3). The default CacheModel of model::evaluate.
+//
+// Levels, from the hardware profile:
+//   - l15 present (B200): L1.5 within each SM group (l15.bytes each, l15.partitions groups),
+//     then the whole L2 (l2.bytes) over every group's stream, then DRAM.
+//   - L2 in partitions (H200: two): each SM group's near partition (l2.bytes / partitions) is
+//     looked up first; a line homed in another partition that misses there is looked up again
+//     in its home partition ("far"), and lines homed near go straight to DRAM. ncu's
+//     lts__t_sector_hit_rate counts both lookups (VALIDATION.md), so l2_hit_rate does too.
+//   - otherwise one L2.
+// Stores are written into L2 and count as hits (write-back). The SMs alternate between the
+// groups; the inter-SM skew per iteration is (DRAM - L2 latency) / DRAM latency from the
+// profile (reuse_distance.h, §5.3). docs/cache-model.md has the whole story and the figures
+// against ncu.
+//
+// What it gives, e.g. 1024 x 28672 x 8192 bf16, 128 x 128 tiles on the H200 profile:
+//   launch order      l2_hit_rate   DRAM read      (ncu: hit rate, DRAM read)
+//   row-major         0.40          3.80 GB        (0.31, 3.83 GB)
+//   grouped(16)       0.84          0.71 GB        (0.79, 0.71 GB)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "tilesight/cache/cache_model.h"
+#include "tilesight/cache/launch_order.h"
+#include "tilesight/cache/reuse_distance.h"
+
+namespace tilesight::cache {
+
+struct SdcmOptions {
+  std::optional<LaunchOrderSpec> order;          // overrides the plan's launch order
+  std::optional<double> skew_per_iteration;      // overrides the derived inter-SM skew (§5.3)
+  int k_samples = 1;                             // k-slices sampled along the reduction axis
+  std::int64_t max_waves = 2;                    // full waves evaluated (0: all); see sample_waves
+  bool tile_maps = true;                         // fill CacheTraffic::tile_maps
+  bool exact = false;                            // eq. 7 instead of eqs. 8-10 (slow)
+};
+
+class SdcmCacheModel final : public CacheModel {
+ public:
+  SdcmCacheModel() = default;
+  explicit SdcmCacheModel(SdcmOptions options) : options_(std::move(options)) {}
+  std::string name() const override { return "sdcm (tile reuse distance, §3.5)"; }
+  CacheTraffic analyze(const plan::TileProgram& program, const hw::HardwareSpec& hw) const override;
+
+ private:
+  SdcmOptions options_;
+};
+
+}  // namespace tilesight::cache

@@ -1,0 +1,46 @@
+#include "tilesight/cache/launch_order.h"
+
+namespace tilesight::cache {
+
+LaunchOrderSpec launch_order_spec(const plan::LaunchOrder& order) {
+  using K = plan::LaunchOrderKind;
+  switch (order.kind) {
+    case K::kRowMajor: return {.kind = LaunchOrderSpec::Kind::kRowMajor};
+    case K::kColumnMajor: return {.kind = LaunchOrderSpec::Kind::kColumnMajor};
+    case K::kGrouped: return {.kind = LaunchOrderSpec::Kind::kGrouped, .group_m = order.group_m};
+  }
+  return {};
+}
+
+LaunchOrderSpec launch_order_spec(const plan::TileProgram& program) {
+  if (program.schedule.persistent)
+    return {.kind = LaunchOrderSpec::Kind::kPersistent, .raster = program.schedule.raster};
+  return launch_order_spec(program.grid.order);
+}
+
+std::unique_ptr<TileLaunchOrder> make_launch_order(const LaunchOrderSpec& spec) {
+  using K = LaunchOrderSpec::Kind;
+  switch (spec.kind) {
+    case K::kRowMajor: return std::make_unique<RowMajorOrder>();
+    case K::kColumnMajor: return std::make_unique<ColumnMajorOrder>();
+    case K::kGrouped: return std::make_unique<GroupedOrder>(spec.group_m);
+    case K::kZOrder: return std::make_unique<ZOrder>();
+    case K::kPersistent: return std::make_unique<PersistentOrder>(spec.raster, spec.ctas);
+  }
+  return std::make_unique<RowMajorOrder>();
+}
+
+namespace detail {
+
+Planes planes(const plan::TileGrid& grid) {
+  Planes p;
+  const std::size_t n = grid.dims.size();
+  if (n >= 1) p.cols = grid.dims[n - 1].extent;
+  if (n >= 2) p.rows = grid.dims[n - 2].extent;
+  for (std::size_t i = 0; i + 2 < n; ++i) p.count *= grid.dims[i].extent;
+  return p;
+}
+
+}  // namespace detail
+
+}  // namespace tilesight::cache
