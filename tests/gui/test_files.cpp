@@ -1,0 +1,105 @@
+// File commands: a bad file is reported (file, line, field) and the current plan kept;
+// save writes the edited plan; exports write valid report, JSON and Chrome-trace files.
+#include <QDockWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <fstream>
+
+#include "gui_test_util.h"
+#include "ui/file_commands.h"
+#include "ui/main_window.h"
+
+using namespace tilesight::ui;
+
+class FilesTest : public QObject {
+  Q_OBJECT
+
+  std::unique_ptr<MainWindow> window_;
+  QTemporaryDir dir_;
+
+  QString path(const char* name) const { return dir_.filePath(QLatin1String(name)); }
+  static QByteArray read(const QString& p) {
+    QFile f(p);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+  }
+  static void write(const QString& p, const QByteArray& bytes) {
+    QFile f(p);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+  }
+
+ private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  void init() {
+    window_ = std::make_unique<MainWindow>(MainWindowOptions{.persist = false});
+    test::ResultWaiter waiter(window_->session());
+    QVERIFY(window_->files().openPath(test::example_path(), true).isEmpty());
+    QVERIFY(waiter.waitReady());
+  }
+
+  void cleanup() { window_.reset(); }
+
+  void aBadFileIsReportedNotFatal() {
+    const auto before = window_->session().plan();
+    write(path("syntax.json"), "{\n  \"kernel\": \"gemm\",\n  \"params\": {\"M\": }\n}\n");
+    QString message = window_->files().openPath(path("syntax.json"), true);
+    QVERIFY2(message.contains("syntax.json") && message.contains("line 3"), qPrintable(message));
+    write(
+        path("field.json"),
+        R"({"kernel": "gemm", "hardware": "h200", "params": {"M": 64, "N": 64, "K": 64, "blokc_m": 3}})");
+    message = window_->files().openPath(path("field.json"), true);
+    QVERIFY2(message.contains("field.json") && message.contains("params.blokc_m"),
+             qPrintable(message));
+    QVERIFY(!window_->files().openPath(path("missing.json"), true).isEmpty());
+    QCOMPARE(window_->session().plan(), before);
+  }
+
+  void saveWritesTheEditedPlan() {
+    auto plan = window_->session().plan();
+    plan["params"]["stages"] = 4;
+    window_->session().edit(plan);
+    QVERIFY(window_->session().modified());
+    QVERIFY(save_plan_file(window_->session().plan(), path("saved.json")).isEmpty());
+    auto saved = load_plan_file(path("saved.json"));
+    QVERIFY(saved);
+    QCOMPARE((*saved)["params"]["stages"].get<int>(), 4);
+    QCOMPARE((*saved)["hardware"].get<std::string>(), std::string("h200"));
+  }
+
+  // The plan being edited and the dock layout survive closing the app (QSettings; the
+  // tests' HOME is a folder of the build).
+  void theEditedPlanAndLayoutSurviveARestart() {
+    {
+      MainWindow first({.persist = true});
+      test::ResultWaiter waiter(first.session());
+      first.session().open(test::example(), test::example_path());
+      auto plan = first.session().plan();
+      plan["params"]["stages"] = 5;
+      first.session().edit(plan);
+      first.findChild<QDockWidget*>("heatmap")->hide();
+      first.close();
+    }
+    MainWindow again({.persist = true});
+    QVERIFY(again.restoreLastPlan());
+    QCOMPARE(again.session().plan()["params"]["stages"].get<int>(), 5);
+    QVERIFY(again.session().modified());
+    QVERIFY(again.findChild<QDockWidget*>("heatmap")->isHidden());
+    QVERIFY(!again.findChild<QDockWidget*>("report")->isHidden());
+  }
+
+  void exportsValidReportsAndTrace() {
+    auto& files = window_->files();
+    QVERIFY(files.writeReport(path("report.txt")).isEmpty());
+    QVERIFY(read(path("report.txt")).startsWith("TileSight prediction:"));
+    QVERIFY(files.writeReport(path("report.json")).isEmpty());
+    const auto report = nlohmann::json::parse(read(path("report.json")).toStdString());
+    QVERIFY(report.contains("latency_us") && report.contains("timeline"));
+    QVERIFY(files.writeTrace(path("trace.json")).isEmpty());
+    const auto trace = nlohmann::json::parse(read(path("trace.json")).toStdString());
+    QVERIFY(trace["traceEvents"].size() > window_->session().prediction()->timeline.size());
+  }
+};
+
+QTEST_MAIN(FilesTest)
+#include "test_files.moc"

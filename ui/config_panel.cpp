@@ -1,0 +1,211 @@
+#include "ui/config_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <climits>
+
+#include "tilesight/hw/profile_loader.h"
+#include "tilesight/kernels/gemm.h"
+#include "ui/format.h"
+#include "ui/json_tree.h"
+#include "ui/plan_document.h"
+
+namespace tilesight::ui {
+
+// One integer parameter of the gemm template: the range parse_gemm_params accepts, the step
+// the arrows take, and the value the template assumes when the field is absent.
+struct IntParam {
+  const char* key;
+  int min, max, step, fallback;
+  const char* tip;
+};
+
+namespace {
+
+constexpr IntParam kProblem[] = {{"M", 1, INT_MAX, 256, 4096, "rows of A and C"},
+                                 {"N", 1, INT_MAX, 256, 4096, "columns of B and C"},
+                                 {"K", 1, INT_MAX, 256, 4096, "the reduction dimension"}};
+constexpr IntParam kTile[] = {
+    {"block_m", 1, 1024, 16, 128, "rows of the C tile one block computes (BLOCK_M)"},
+    {"block_n", 1, 1024, 16, 128, "columns of the C tile one block computes (BLOCK_N)"},
+    {"block_k", 1, 1024, 16, 64, "K step of one pipeline iteration (BLOCK_K)"}};
+constexpr IntParam kSchedule[] = {
+    {"group_m", 1, 65536, 1, 1, "grouped launch order (Triton's GROUP_M); 1 = row-major"},
+    {"stages", 1, 16, 1, 3, "software-pipeline stages (num_stages)"},
+    {"warps", 1, 64, 1, 4, "warps per block (num_warps), producer warps included"}};
+
+const QStringList kDtypes = {"bf16", "fp16", "fp8", "tf32", "fp32"};
+const QStringList kLayouts = {"nn", "nt", "tn", "tt"};
+
+}  // namespace
+
+ConfigPanel::ConfigPanel(QWidget* parent)
+    : QWidget(parent),
+      hardware_(new QComboBox(this)),
+      pages_(new QStackedWidget(this)),
+      kind_(new QLabel(this)) {
+  for (const auto& name : hw::list_profiles()) hardware_->addItem(QString::fromStdString(name));
+  hardware_->setToolTip(tr("Hardware profile from hw_profiles/"));
+  auto* top = new QFormLayout;
+  top->addRow(tr("Hardware"), hardware_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(kind_);
+  layout->addWidget(pages_, 1);
+  pages_->addWidget(makeGemmForm());
+  pages_->addWidget(makeProgramPage());
+  connect(hardware_, &QComboBox::currentTextChanged, this, &ConfigPanel::setHardware);
+}
+
+QWidget* ConfigPanel::makeGemmForm() {
+  auto* page = new QWidget(this);
+  auto* column = new QVBoxLayout(page);
+  column->setContentsMargins(0, 0, 0, 0);
+  auto group = [&](const QString& title, const auto& params) {
+    auto* box = new QGroupBox(title, page);
+    auto* form = new QFormLayout(box);
+    for (const auto& p : params) addSpin(form, p);
+    column->addWidget(box);
+    return form;
+  };
+  group(tr("Problem"), kProblem);
+  group(tr("Tile"), kTile);
+  auto* types = group(tr("Schedule and types"), kSchedule);
+  for (const auto& [key, options, tip] :
+       {std::tuple{QStringLiteral("dtype"), kDtypes, tr("element type; fp8 is e4m3 in, bf16 out")},
+        std::tuple{QStringLiteral("layout"), kLayouts,
+                   tr("A then B: n = row-major as torch.matmul, t = transposed")}}) {
+    auto* combo = new QComboBox(page);
+    combo->addItems(options);
+    combo->setToolTip(tip);
+    types->addRow(key, combo);
+    combos_.insert(key, combo);
+    connect(combo, &QComboBox::currentTextChanged, this,
+            [this, key = key](const QString& v) { setParam(key, v.toStdString()); });
+  }
+  derived_ = new QLabel(page);
+  derived_->setWordWrap(true);
+  derived_->setStyleSheet(QStringLiteral("color: #555;"));
+  column->addWidget(derived_);
+  column->addStretch(1);
+  return page;
+}
+
+QWidget* ConfigPanel::makeProgramPage() {
+  tree_ = new QTreeWidget(this);
+  tree_->setAlternatingRowColors(true);
+  tree_->setUniformRowHeights(true);
+  return tree_;
+}
+
+void ConfigPanel::addSpin(QFormLayout* form, const IntParam& param) {
+  auto* spin = new QSpinBox(form->parentWidget());
+  spin->setRange(param.min, param.max);
+  spin->setSingleStep(param.step);
+  spin->setValue(param.fallback);
+  spin->setGroupSeparatorShown(param.max > 100000);
+  spin->setToolTip(tr("%1 (%2 to %3)").arg(tr(param.tip)).arg(param.min).arg(param.max));
+  spin->setAccelerated(true);
+  const QString key = QString::fromLatin1(param.key);
+  form->addRow(key, spin);
+  spins_.insert(key, spin);
+  connect(spin, qOverload<int>(&QSpinBox::valueChanged), this,
+          [this, key](int v) { setParam(key, v); });
+}
+
+bool ConfigPanel::editable() const {
+  return plan_kind(doc_) == PlanKind::kGemmTemplate;
+}
+
+void ConfigPanel::setPlan(const nlohmann::json& doc) {
+  const QSignalBlocker block_hw(hardware_);
+  updating_ = true;
+  doc_ = doc;
+  const QString hw = QString::fromStdString(plan_hardware(doc_));
+  if (!hw.isEmpty() && hardware_->findText(hw) < 0) hardware_->addItem(hw);  // a path
+  hardware_->setCurrentIndex(hw.isEmpty() ? -1 : hardware_->findText(hw));
+  if (editable()) {
+    kind_->setText(tr("<b>gemm</b> template: edit a value and the views update"));
+    showGemmParams();
+    pages_->setCurrentIndex(0);
+  } else {
+    const bool program = plan_kind(doc_) == PlanKind::kTileProgram;
+    kind_->setText(program
+                       ? tr("<b>Tile program</b> (read-only here; edit the JSON file)")
+                       : tr("<b>%1</b> template (read-only: no form for it yet)")
+                             .arg(QString::fromStdString(doc_.value("kernel", std::string("?")))));
+    fill_json_tree(*tree_, doc_);
+    pages_->setCurrentIndex(1);
+  }
+  updating_ = false;
+}
+
+void ConfigPanel::showGemmParams() {
+  const nlohmann::json params = doc_.contains("params") && doc_["params"].is_object()
+                                    ? doc_["params"]
+                                    : nlohmann::json::object();
+  for (const auto* list : {&kProblem, &kTile, &kSchedule})
+    for (const auto& p : *list) {
+      QSpinBox* spin = spins_.value(QString::fromLatin1(p.key));
+      const auto it = params.find(p.key);
+      const bool integer = it != params.end() && it->is_number_integer();
+      const QSignalBlocker block(spin);
+      spin->setValue(integer ? static_cast<int>(
+                                   std::clamp<std::int64_t>(it->get<std::int64_t>(), p.min, p.max))
+                             : p.fallback);
+    }
+  for (auto [key, fallback] :
+       {std::pair{QStringLiteral("dtype"), "bf16"}, std::pair{QStringLiteral("layout"), "nn"}}) {
+    const auto it = params.find(key.toStdString());
+    const QString value = it != params.end() && it->is_string()
+                              ? QString::fromStdString(it->get<std::string>())
+                              : QString::fromLatin1(fallback);
+    const QSignalBlocker block(combos_[key]);
+    combos_[key]->setCurrentIndex(combos_[key]->findText(value));
+  }
+  showDerived();
+}
+
+// What the compiler would allocate for this tile config, the limits occupancy depends on.
+void ConfigPanel::showDerived() {
+  auto params = kernels::parse_gemm_params(doc_.value("params", nlohmann::json::object()));
+  if (!params) {
+    derived_->setText(tr("<span style='color:#b00020'>%1</span>")
+                          .arg(QString::fromStdString(params.error_text("<br>")).toHtmlEscaped()));
+    return;
+  }
+  const auto& p = *params;
+  const auto tiles_m = (p.M + p.block_m - 1) / p.block_m,
+             tiles_n = (p.N + p.block_n - 1) / p.block_n;
+  derived_->setText(
+      tr("grid %1 × %2 = %3 blocks<br>%4 shared memory and %5 registers per thread per block")
+          .arg(tiles_m)
+          .arg(tiles_n)
+          .arg(format_count(static_cast<double>(tiles_m * tiles_n * p.batch)))
+          .arg(QStringLiteral("%1 KiB").arg(
+              static_cast<double>(kernels::gemm_smem_bytes(p)) / 1024.0, 0, 'g', 4))
+          .arg(kernels::gemm_registers_per_thread(p)));
+}
+
+void ConfigPanel::setParam(const QString& key, const nlohmann::json& value) {
+  if (updating_ || !editable()) return;
+  if (!doc_.contains("params") || !doc_["params"].is_object())
+    doc_["params"] = nlohmann::json::object();
+  doc_["params"][key.toStdString()] = value;
+  showDerived();
+  emit planEdited(doc_);
+}
+
+void ConfigPanel::setHardware(const QString& name) {
+  if (updating_ || name.isEmpty() || !doc_.is_object()) return;
+  doc_["hardware"] = name.toStdString();
+  emit planEdited(doc_);
+}
+
+}  // namespace tilesight::ui

@@ -1,0 +1,144 @@
+#include "ui/envelope_view.h"
+
+#include <qcustomplot.h>
+
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "ui/format.h"
+#include "ui/plot_style.h"
+
+namespace tilesight::ui {
+
+namespace {
+
+QCPBars* make_bars(QCustomPlot* plot, const QString& name, Phase phase) {
+  auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+  bars->setName(name);
+  bars->setBrush(phase_color(phase));
+  bars->setPen(QPen(phase_color(phase).darker(130), 0));
+  bars->setWidth(0.55);
+  bars->setSelectable(QCP::stNone);
+  return bars;
+}
+
+}  // namespace
+
+EnvelopeView::EnvelopeView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(plot_);
+  apply_plot_style(*plot_);
+  // Bottom to top, as the time runs: prologue, steady state, epilogue.
+  prologue_ = make_bars(plot_, tr("prologue"), Phase::kPrologue);
+  steady_ = make_bars(plot_, tr("steady state"), Phase::kSteady);
+  epilogue_ = make_bars(plot_, tr("epilogue"), Phase::kEpilogue);
+  steady_->moveAbove(prologue_);
+  epilogue_->moveAbove(steady_);
+  plot_->yAxis->setLabel(tr("time (µs)"));
+  plot_->xAxis->grid()->setVisible(false);
+  plot_->xAxis->setTickLength(0, 3);
+  plot_->xAxis->setSubTicks(false);
+  plot_->legend->setVisible(true);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  message_ = add_plot_message(*plot_);
+  set_plot_message(message_, tr("no prediction yet"));
+  connect(plot_, &QCustomPlot::mouseMove, this, &EnvelopeView::onMouseMove);
+  plot_->replot();
+}
+
+void EnvelopeView::setPrediction(const report::Prediction& p) {
+  stacks_.clear();
+  for (const auto& loop : p.loops) {
+    Stack s{tr("loop %1\n(one SM)").arg(QString::fromStdString(loop.loop)),
+            {},
+            loop.prologue_us,
+            std::max(0.0, loop.total_us - loop.prologue_us - loop.epilogue_us),
+            loop.epilogue_us};
+    s.details = tr("<b>loop %1</b>: %2 iterations per SM, depth %3<br>%4 per iteration in the "
+                   "steady state (%5)")
+                    .arg(QString::fromStdString(loop.loop))
+                    .arg(loop.iterations)
+                    .arg(loop.depth)
+                    .arg(format_time_us(loop.steady_us), QString::fromStdString(loop.limited_by));
+    stacks_.push_back(s);
+  }
+  for (const auto& wave : p.wave_reports) {
+    const bool full = wave.kind == "full";
+    Stack s{full ? tr("full waves\n×%1").arg(wave.count) : tr("tail wave\n×%1").arg(wave.count),
+            {},
+            wave.prologue_us,
+            wave.steady_us,
+            wave.epilogue_us};
+    s.details = tr("<b>%1 wave</b> ×%2: %3 each<br>%4 active SMs, %5 resident blocks per SM")
+                    .arg(QString::fromStdString(wave.kind))
+                    .arg(wave.count)
+                    .arg(format_time_us(wave.time_us))
+                    .arg(wave.active_sms)
+                    .arg(wave.resident);
+    stacks_.push_back(s);
+  }
+  rebuild();
+}
+
+void EnvelopeView::rebuild() {
+  QVector<double> keys, pro, steady, epi;
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (auto* t : totals_) plot_->removeItem(t);
+  totals_.clear();
+  double top = 0;
+  for (std::size_t i = 0; i < stacks_.size(); ++i) {
+    const auto& s = stacks_[i];
+    const double key = static_cast<double>(i);
+    keys << key;
+    pro << s.prologue;
+    steady << s.steady;
+    epi << s.epilogue;
+    ticker->addTick(key, s.label);
+    const double total = s.prologue + s.steady + s.epilogue;
+    top = std::max(top, total);
+    auto* label = new QCPItemText(plot_);
+    label->position->setCoords(key, total);
+    label->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+    label->setText(format_time_us(total));
+    label->setColor(text_color());
+    label->setPadding(QMargins(0, 0, 0, 2));
+    totals_.push_back(label);
+  }
+  prologue_->setData(keys, pro, true);
+  steady_->setData(keys, steady, true);
+  epilogue_->setData(keys, epi, true);
+  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setRange(-0.6, std::max(1.0, static_cast<double>(stacks_.size())) - 0.4);
+  plot_->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
+  set_plot_message(message_, stacks_.empty() ? tr("the prediction has no envelope") : QString());
+  plot_->replot();
+}
+
+void EnvelopeView::onMouseMove(QMouseEvent* event) {
+  const double x = plot_->xAxis->pixelToCoord(event->position().x());
+  const double y = plot_->yAxis->pixelToCoord(event->position().y());
+  const long i = std::lround(x);
+  if (i < 0 || i >= static_cast<long>(stacks_.size()) ||
+      std::abs(x - static_cast<double>(i)) > 0.3) {
+    QToolTip::hideText();
+    return;
+  }
+  const auto& s = stacks_[static_cast<std::size_t>(i)];
+  if (y < 0 || y > s.prologue + s.steady + s.epilogue) {
+    QToolTip::hideText();
+    return;
+  }
+  const QString text = s.details + tr("<br>prologue %1 · steady %2 · epilogue %3")
+                                       .arg(format_time_us(s.prologue), format_time_us(s.steady),
+                                            format_time_us(s.epilogue));
+  QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
+}  // namespace tilesight::ui

@@ -1,0 +1,57 @@
+// The pipeline envelope (eq. 2) as stacked bars: prologue, steady state and epilogue of each
+// loop of the tile body (one SM of a full wave) and of each wave kind, full and tail:
+//
+//   µs  70 |           ┌───┐  ┌───┐      62.8 µs ×3   62.8 µs ×1
+//          |           │ ▒ │  │ ▒ │      ▒ steady: the repeated iterations, max(N−d,0)·T_steady
+//          |  ┌───┐    │ ▒ │  │ ▒ │      ░ prologue: filling the pipeline (T_pro)
+//          |  │ ▒ │    │ ░ │  │ ░ │      █ epilogue: draining it and the store (T_epi)
+//          +--loop k---full---tail--
+//
+// Full waves run `count` times one after another, so their bar is one wave and the label
+// gives the count; the tail wave has its own active-SM bandwidth share.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+#include "tilesight/report/prediction.h"
+
+class QCustomPlot;
+class QCPBars;
+class QCPItemText;
+class QMouseEvent;
+
+namespace tilesight::ui {
+
+class EnvelopeView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit EnvelopeView(QWidget* parent = nullptr);
+
+  void setPrediction(const report::Prediction& prediction);
+  QCustomPlot* plot() const { return plot_; }
+  // One stack per loop and per wave kind, in the order drawn.
+  int stackCount() const { return static_cast<int>(stacks_.size()); }
+
+ private:
+  struct Stack {
+    QString label;    // axis tick
+    QString details;  // tooltip
+    double prologue = 0, steady = 0, epilogue = 0;
+  };
+
+  void rebuild();
+  void onMouseMove(QMouseEvent* event);
+
+  QCustomPlot* plot_ = nullptr;
+  QCPBars* prologue_ = nullptr;
+  QCPBars* steady_ = nullptr;
+  QCPBars* epilogue_ = nullptr;
+  QCPItemText* message_ = nullptr;
+  std::vector<QCPItemText*> totals_;
+  std::vector<Stack> stacks_;
+};
+
+}  // namespace tilesight::ui

@@ -1,0 +1,46 @@
+// The File menu's commands on the session's plan and prediction: open a plan (a dialog
+// names the file, line and field of what is wrong), save the plan as JSON (atomically),
+// export the report (text or JSON, as the CLI writes them) and the timeline as a Chrome
+// trace that Perfetto opens.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+class QMenu;
+class QWidget;
+
+namespace tilesight::ui {
+
+class PlanSession;
+
+class FileCommands : public QObject {
+  Q_OBJECT
+
+ public:
+  FileCommands(PlanSession& session, QWidget* window);
+
+  // Opens a plan file into the session. A bad file leaves the current plan alone and is
+  // reported in a dialog naming the file, line and field (not with `quiet`); the message
+  // is also returned as plain text. Returns "" on success.
+  QString openPath(const QString& path, bool quiet = false);
+
+  void open();
+  void saveAs();
+  void exportReport();
+  void exportTrace();
+  void fillExamplesMenu(QMenu* menu);
+
+  // Writers behind the dialogs, for tests: "" on success, else why it failed.
+  QString writeReport(const QString& path) const;  // .json: JSON report, else text
+  QString writeTrace(const QString& path) const;
+
+ private:
+  QString startFolder() const;
+  void complain(const QString& title, const QString& message) const;
+
+  PlanSession& session_;
+  QWidget* window_;
+};
+
+}  // namespace tilesight::ui

@@ -1,0 +1,166 @@
+#include "ui/heatmap_view.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include "ui/format.h"
+#include "ui/plot_style.h"
+
+namespace tilesight::ui {
+
+namespace {
+
+QString map_label(const report::HitRateMap& m) {
+  const QString tensor =
+      m.tensor.empty() ? QObject::tr("all tensors") : QString::fromStdString(m.tensor);
+  const QString level =
+      m.level == "l15" ? QStringLiteral("L1.5") : QString::fromStdString(m.level).toUpper();
+  return tensor + QStringLiteral(" · ") + level;
+}
+
+}  // namespace
+
+HeatmapView::HeatmapView(QWidget* parent)
+    : QWidget(parent), selector_(new QComboBox(this)), plot_(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  auto* row = new QHBoxLayout;
+  row->setContentsMargins(4, 2, 4, 0);
+  row->addWidget(new QLabel(tr("Tensor and level:"), this));
+  row->addWidget(selector_, 1);
+  layout->addLayout(row);
+  layout->addWidget(plot_, 1);
+
+  apply_plot_style(*plot_);
+  map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
+  map_->setInterpolate(false);
+  map_->setTightBoundary(true);
+  scale_ = new QCPColorScale(plot_);
+  plot_->plotLayout()->addElement(0, 1, scale_);
+  scale_->setType(QCPAxis::atRight);
+  scale_->setGradient(viridis_gradient());
+  scale_->setDataRange(QCPRange(0, 100));
+  scale_->axis()->setLabel(tr("hit rate (%)"));
+  scale_->setBarWidth(12);
+  map_->setColorScale(scale_);
+  auto* margins = new QCPMarginGroup(plot_);
+  plot_->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+  scale_->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+  plot_->yAxis->setRangeReversed(true);  // row 0 at the top, as a matrix is written
+  message_ = add_plot_message(*plot_);
+
+  connect(selector_, qOverload<int>(&QComboBox::currentIndexChanged), this, &HeatmapView::showMap);
+  connect(plot_, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
+  showMap(-1);
+}
+
+void HeatmapView::setPrediction(const report::Prediction& p) {
+  const QString previous = selector_->currentText();
+  maps_ = p.hit_rate_maps;
+  // "first-touch (infinite L2)" -> "first-touch": the model's name for the empty-map message.
+  cache_model_ = QString::fromStdString(p.cache_model).section(QLatin1Char(' '), 0, 0);
+  {
+    const QSignalBlocker block(selector_);
+    selector_->clear();
+    for (const auto& m : maps_) selector_->addItem(map_label(m));
+    const int keep = selector_->findText(previous);
+    selector_->setCurrentIndex(keep >= 0 ? keep : (maps_.empty() ? -1 : 0));
+  }
+  selector_->setEnabled(!maps_.empty());
+  selector_->setPlaceholderText(tr("no per-tile maps"));
+  showMap(selector_->currentIndex());
+}
+
+void HeatmapView::showMap(int index) {
+  const bool valid = index >= 0 && index < static_cast<int>(maps_.size()) &&
+                     maps_[static_cast<std::size_t>(index)].rows > 0 &&
+                     maps_[static_cast<std::size_t>(index)].cols > 0;
+  shown_ = valid ? index : -1;
+  showFrame(valid);
+  if (!valid) {
+    map_->data()->clear();
+    // Two lines: the message has to fit a narrow dock.
+    const QString model = cache_model_.isEmpty() ? tr("first-touch") : cache_model_;
+    const QString no_map = tr("the %1 cache model\ngives no per-tile map").arg(model);
+    set_plot_message(message_, maps_.empty() ? no_map : tr("this map is empty"));
+    plot_->replot();
+    return;
+  }
+  const auto& m = maps_[static_cast<std::size_t>(index)];
+  const int cols = static_cast<int>(m.cols), rows = static_cast<int>(m.rows);
+  map_->data()->setSize(cols, rows);
+  map_->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const auto i = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) +
+                     static_cast<std::size_t>(c);
+      map_->data()->setCell(c, r, i < m.hit_rate.size() ? m.hit_rate[i] * 100.0 : 0.0);
+    }
+  map_->setDataRange(QCPRange(0, 100));
+  plot_->xAxis->setLabel(tr("%1 tile").arg(QString::fromStdString(m.col_dim)));
+  plot_->yAxis->setLabel(tr("%1 tile").arg(QString::fromStdString(m.row_dim)));
+  plot_->xAxis->setRange(-0.5, cols - 0.5);
+  plot_->yAxis->setRange(-0.5, rows - 0.5);
+  set_plot_message(message_, {});
+  plot_->replot();
+}
+
+// Axes and colour scale only around a map; an empty plot shows just its message.
+void HeatmapView::showFrame(bool visible) {
+  map_->setVisible(visible);
+  plot_->xAxis->setVisible(visible);
+  plot_->yAxis->setVisible(visible);
+  plot_->axisRect()->setBackground(visible ? QBrush(Qt::white) : QBrush(Qt::NoBrush));
+  const bool in_layout =
+      plot_->plotLayout()->hasElement(0, 1) && plot_->plotLayout()->element(0, 1) == scale_;
+  if (visible && !in_layout) {
+    plot_->plotLayout()->addElement(0, 1, scale_);
+  } else if (!visible && in_layout) {
+    plot_->plotLayout()->take(scale_);
+    plot_->plotLayout()->simplify();
+  }
+  scale_->setVisible(visible);
+}
+
+int HeatmapView::cellCount() const {
+  if (shown_ < 0) return 0;
+  const auto& m = maps_[static_cast<std::size_t>(shown_)];
+  return static_cast<int>(m.rows * m.cols);
+}
+
+QString HeatmapView::message() const {
+  return message_->visible() ? message_->text().replace(QLatin1Char('\n'), QLatin1Char(' '))
+                             : QString();
+}
+
+void HeatmapView::onMouseMove(QMouseEvent* event) {
+  if (shown_ < 0) return;
+  const auto& m = maps_[static_cast<std::size_t>(shown_)];
+  int c = 0, r = 0;
+  map_->data()->coordToCell(plot_->xAxis->pixelToCoord(event->position().x()),
+                            plot_->yAxis->pixelToCoord(event->position().y()), &c, &r);
+  if (c < 0 || r < 0 || c >= m.cols || r >= m.rows ||
+      !plot_->axisRect()->rect().contains(event->position().toPoint())) {
+    QToolTip::hideText();
+    return;
+  }
+  const auto i =
+      static_cast<std::size_t>(r) * static_cast<std::size_t>(m.cols) + static_cast<std::size_t>(c);
+  QString text = tr("tile (%1 %2, %3 %4)<br>hit rate %5")
+                     .arg(QString::fromStdString(m.row_dim))
+                     .arg(r)
+                     .arg(QString::fromStdString(m.col_dim))
+                     .arg(c)
+                     .arg(format_percent(i < m.hit_rate.size() ? m.hit_rate[i] : 0));
+  if (i < m.reuse_distance.size())
+    text += tr("<br>mean reuse distance %1 tiles").arg(m.reuse_distance[i], 0, 'g', 3);
+  QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
+}  // namespace tilesight::ui

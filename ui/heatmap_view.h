@@ -1,0 +1,59 @@
+// Predicted cache hit rate per tile of the grid (report::HitRateMap): one cell per tile,
+// rows along the grid's first dimension (M tiles of a GEMM), columns along the second
+// (N tiles), coloured with viridis from 0% (dark blue) to 100% (yellow); a combo box picks
+// the tensor and the cache level:
+//
+//   m tile  0 | ■■■■■■■■■■■■   hit rate (%)
+//           1 | ■■■□□□□□■■■■     100 ■ yellow
+//          .. | □□□□□□□□□□□□      50 ■ green
+//             +-------------       0 ■ dark blue
+//               n tile
+//
+// Hovering a cell shows the tile's hit rate and mean reuse distance. The first-touch cache
+// model gives no per-tile map; the view then says so in the plot.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+#include "tilesight/report/prediction.h"
+
+class QComboBox;
+class QCustomPlot;
+class QCPColorMap;
+class QCPColorScale;
+class QCPItemText;
+class QMouseEvent;
+
+namespace tilesight::ui {
+
+class HeatmapView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit HeatmapView(QWidget* parent = nullptr);
+
+  void setPrediction(const report::Prediction& prediction);
+  QCustomPlot* plot() const { return plot_; }
+  QComboBox* mapSelector() const { return selector_; }
+  // Cells of the map drawn now (rows × cols), 0 when the model gave none.
+  int cellCount() const;
+  QString message() const;
+
+ private:
+  void showMap(int index);
+  void showFrame(bool visible);
+  void onMouseMove(QMouseEvent* event);
+
+  QComboBox* selector_ = nullptr;
+  QCustomPlot* plot_ = nullptr;
+  QCPColorMap* map_ = nullptr;
+  QCPColorScale* scale_ = nullptr;
+  QCPItemText* message_ = nullptr;
+  std::vector<report::HitRateMap> maps_;
+  QString cache_model_;
+  int shown_ = -1;
+};
+
+}  // namespace tilesight::ui

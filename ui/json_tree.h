@@ -1,0 +1,21 @@
+// A read-only tree of a JSON document (the config panel's view of a full tile program):
+//
+//   ▾ actions            [{"name":"load_a","op":"load",...
+//       ▸ [0] load_a     {"name":"load_a","op":"load","bytes":16384,...
+//       ▸ [2] mma        {"name":"mma","op":"mma_tc","flops":2097152,...
+//   ▾ grid               {"dims":[...],"launch_order":{...}}
+//       launch_order     {"kind":"grouped","group_m":8}
+//
+// Objects and arrays become branches with their compact JSON beside them (elided by the
+// column, whole in the tooltip); elements with a name show it after their index.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+class QTreeWidget;
+
+namespace tilesight::ui {
+
+void fill_json_tree(QTreeWidget& tree, const nlohmann::json& doc);
+
+}  // namespace tilesight::ui

@@ -1,0 +1,84 @@
+// The main window: the timeline in the centre, dock widgets around it, menus and a status
+// bar with the busy indicator and how long the last update took. Its dock layout and the
+// plan being edited survive a restart (QSettings).
+//
+//   ┌ Configuration ┐┌ Timeline ───────────────────────────┐┌ Report ──────────┐
+//   │ hardware      ││ TC   ▮▮ ▮▮ ▮▮          ▮▮          ││ 256 µs           │
+//   │ M N K         ││ SMEM ▮▮▮▮▮▮            ▮▮          ││ envelope, waves  │
+//   │ block_m ...   ││ L2   ▮▮▮▮▮▮▮▮          ▮▮▮▮        ││ utilisation bars │
+//   └───────────────┘└─────────────────────────────────────┘│ diagnosis        │
+//   ┌ Envelope ─────────────┐┌ Cache heatmap ──┐┌ Network ─┐└──────────────────┘
+#pragma once
+
+#include <QMainWindow>
+
+#include "ui/plan_session.h"
+
+class QDockWidget;
+class QLabel;
+class QProgressBar;
+
+namespace tilesight::ui {
+
+class ConfigPanel;
+class EnvelopeView;
+class FileCommands;
+class HeatmapView;
+class NetworkView;
+class ReportView;
+class TimelineView;
+
+struct MainWindowOptions {
+  bool persist = true;  // keep layout and the edited plan in QSettings (off for snapshots)
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+
+  PlanSession& session() { return session_; }
+  FileCommands& files() { return *files_; }
+  ConfigPanel* configPanel() const { return config_; }
+  ReportView* reportView() const { return report_; }
+  TimelineView* timelineView() const { return timeline_; }
+  EnvelopeView* envelopeView() const { return envelope_; }
+  HeatmapView* heatmapView() const { return heatmap_; }
+  NetworkView* networkView() const { return network_; }
+
+  // Opens the plan the last session was editing, if the settings hold one. Returns false
+  // when there is none (the caller then opens the default example).
+  bool restoreLastPlan();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  QDockWidget* addDock(const QString& title, const QString& name, QWidget* view,
+                       Qt::DockWidgetArea area);
+  void createDocks();
+  void createMenus();
+  void createStatusBar();
+  void connectSession();
+  void updateTitle();
+  void saveSettings() const;
+  void restoreLayout();
+  void resetLayout();
+  void showAbout();
+
+  MainWindowOptions options_;
+  PlanSession session_;
+  FileCommands* files_ = nullptr;
+  ConfigPanel* config_ = nullptr;
+  ReportView* report_ = nullptr;
+  TimelineView* timeline_ = nullptr;
+  EnvelopeView* envelope_ = nullptr;
+  HeatmapView* heatmap_ = nullptr;
+  NetworkView* network_ = nullptr;
+  QProgressBar* busy_ = nullptr;
+  QLabel* timing_ = nullptr;
+  QByteArray default_layout_;
+};
+
+}  // namespace tilesight::ui

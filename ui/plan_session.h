@@ -1,0 +1,75 @@
+// The plan being edited and its latest prediction: the one place the views, the config
+// panel and the file commands meet. Edits are debounced (150 ms) and handed to the
+// PredictionWorker; on an error the last good prediction stays and the errors are reported
+// beside it.
+//
+//   panel edit ─┐ 150 ms ┌─> worker (thread) ─> predictionReady(prediction)  -> views
+//   panel edit ─┴────────┘                  └─> predictionFailed(errors)     -> report view
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "tilesight/report/prediction.h"
+#include "tilesight/util/result.h"
+#include "ui/prediction_worker.h"
+
+namespace tilesight::ui {
+
+class PlanSession : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit PlanSession(QObject* parent = nullptr);
+
+  // Replaces the plan (opened file, example, restored edit) and predicts it at once;
+  // `modified` is true for an unsaved edit restored from the last session.
+  void open(nlohmann::json doc, const QString& path, bool modified = false);
+  // An edit of the current plan: predicted after the debounce interval; marks it modified.
+  void edit(nlohmann::json doc);
+  void markSaved(const QString& path);
+  void setDebounceMs(int ms) { debounce_.setInterval(ms); }
+
+  const nlohmann::json& plan() const { return plan_; }
+  const QString& path() const { return path_; }
+  bool modified() const { return modified_; }
+  bool busy() const { return worker_.busy() || debounce_.isActive(); }
+  const std::optional<report::Prediction>& prediction() const { return prediction_; }
+  const Errors& errors() const { return errors_; }  // of the latest run; empty when it succeeded
+  // From the end of the debounce to the views redrawn with the result (the engine's time
+  // included), for the status bar and the 100 ms budget.
+  double lastUpdateMs() const { return last_latency_ms_; }
+  PredictionWorker& worker() { return worker_; }
+
+ signals:
+  void planReplaced(const nlohmann::json& plan);  // open(): the panel shows the new plan
+  void planChanged(const nlohmann::json& plan);   // open() or edit(): settings keep a copy
+  void predictionReady(const tilesight::report::Prediction& prediction);
+  void predictionFailed(const tilesight::Errors& errors);
+  void busyChanged(bool busy);
+  void modifiedChanged(bool modified);
+  void timingMeasured(double update_ms, double engine_ms);
+
+ private:
+  void submit();
+  void onPredicted(const PredictionOutcome& outcome);
+  void onFailed(const PredictionOutcome& outcome);
+  void setModified(bool modified);
+
+  PredictionWorker worker_;
+  QTimer debounce_;
+  QElapsedTimer since_submit_;
+  nlohmann::json plan_;
+  QString path_;
+  bool modified_ = false;
+  std::optional<report::Prediction> prediction_;
+  Errors errors_;
+  double last_latency_ms_ = 0;
+};
+
+}  // namespace tilesight::ui

@@ -1,0 +1,183 @@
+#include "ui/report_view.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QTableView>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+#include "ui/format.h"
+#include "ui/utilization_delegate.h"
+#include "ui/utilization_model.h"
+
+namespace tilesight::ui {
+
+namespace {
+
+QString html(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
+
+QString row(const QString& key, const QString& value) {
+  return QStringLiteral("<tr><td style='color:#666; padding-right:12px'>%1</td><td>%2</td></tr>")
+      .arg(key, value);
+}
+
+QString waves_text(const report::Prediction& p) {
+  QString kinds;
+  for (const auto& w : p.wave_reports)
+    kinds += (kinds.isEmpty() ? QString() : QStringLiteral(" + ")) +
+             QStringLiteral("%1 %2").arg(w.count).arg(QString::fromStdString(w.kind));
+  return QObject::tr("%1 blocks in %2 waves%3, %4 resident per SM%5")
+      .arg(format_count(static_cast<double>(p.blocks)))
+      .arg(p.waves)
+      .arg(kinds.isEmpty() ? QString() : QStringLiteral(" (") + kinds + QStringLiteral(")"))
+      .arg(p.resident_blocks_per_sm)
+      .arg(p.occupancy_limiter.empty()
+               ? QString()
+               : QObject::tr(" (limited by %1)").arg(html(p.occupancy_limiter)));
+}
+
+QString summary_html(const report::Prediction& p) {
+  const auto b = index(p.bottleneck);
+  QString s = QStringLiteral("<table cellspacing='2'>");
+  s += row(QObject::tr("Envelope"),
+           QObject::tr("prologue %1 · steady %2 · epilogue %3")
+               .arg(format_time_us(p.prologue_us), format_time_us(p.steady_us),
+                    format_time_us(p.epilogue_us)));
+  s += row(QObject::tr("Blocks"), waves_text(p));
+  s += row(QObject::tr("Throughput"),
+           QObject::tr("%1 TFLOP/s").arg(p.achieved_flops_per_s / 1e12, 0, 'f', 1));
+  s += row(QObject::tr("Cache"), QObject::tr("L2 hit rate %1 (%2), DRAM %3")
+                                     .arg(format_percent(p.l2_hit_rate), html(p.cache_model),
+                                          format_bytes(p.dram_bytes)));
+  s += row(QObject::tr("Bottleneck"),
+           QObject::tr("<b>%1</b>, %2 busy")
+               .arg(to_qstring(resource_label(p.bottleneck)), format_percent(p.utilization[b])));
+  return s + QStringLiteral("</table>");
+}
+
+QString list_html(const std::vector<std::string>& items, const QString& color = {}) {
+  QString s = QStringLiteral("<ul style='margin-left:-20px'>");
+  for (const auto& item : items)
+    s += color.isEmpty() ? QStringLiteral("<li>%1</li>").arg(html(item))
+                         : QStringLiteral("<li style='color:%1'>%2</li>").arg(color, html(item));
+  return s + QStringLiteral("</ul>");
+}
+
+QLabel* rich_label(QWidget* parent) {
+  auto* label = new QLabel(parent);
+  label->setTextFormat(Qt::RichText);
+  label->setWordWrap(true);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  return label;
+}
+
+}  // namespace
+
+ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new UtilizationModel(this)) {
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
+  error_ = rich_label(content);
+  error_->setStyleSheet(
+      QStringLiteral("QLabel { color: #b00020; background: #fdecee; border: 1px solid "
+                     "#f3b5bd; border-radius: 3px; padding: 6px; }"));
+  error_->hide();
+  title_ = rich_label(content);
+  latency_ = rich_label(content);
+  summary_ = rich_label(content);
+  diagnosis_ = rich_label(content);
+  table_ = new QTableView(content);
+  table_->setModel(model_);
+  table_->setItemDelegateForColumn(UtilizationModel::kUtilization, new UtilizationDelegate(table_));
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setSectionResizeMode(UtilizationModel::kResource,
+                                                   QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(UtilizationModel::kBusy,
+                                                   QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(UtilizationModel::kUtilization,
+                                                   QHeaderView::Stretch);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
+  table_->setSelectionMode(QAbstractItemView::NoSelection);
+  table_->setFocusPolicy(Qt::NoFocus);
+  table_->setShowGrid(false);
+  table_->setAlternatingRowColors(true);
+  table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->setFixedHeight(table_->verticalHeader()->defaultSectionSize() *
+                             static_cast<int>(kResourceCount) +
+                         table_->horizontalHeader()->sizeHint().height() + 4);
+  for (QWidget* w : {static_cast<QWidget*>(error_), static_cast<QWidget*>(title_),
+                     static_cast<QWidget*>(latency_), static_cast<QWidget*>(summary_),
+                     static_cast<QWidget*>(table_), static_cast<QWidget*>(diagnosis_)})
+    layout->addWidget(w);
+  layout->addStretch(1);
+  title_->setText(tr("<i>no prediction yet</i>"));
+
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(scroll);
+}
+
+void ReportView::setPrediction(const report::Prediction& p) {
+  has_prediction_ = true;
+  latency_text_ = format_time_us(p.latency_us);
+  clearErrors();
+  title_->setText(QStringLiteral("<b>%1</b><br><span style='color:#666'>on %2 (%3 profile)</span>")
+                      .arg(html(p.name), html(p.hardware),
+                           QString::fromUtf8(hw::profile_source_name(p.profile_source))));
+  latency_->setText(tr("<span style='font-size:20pt; font-weight:600'>%1</span>"
+                       "<span style='color:#666'>&nbsp;&nbsp;predicted latency, launch overhead %2 "
+                       "included</span>")
+                        .arg(latency_text_, format_time_us(p.launch_overhead_us)));
+  summary_->setText(summary_html(p));
+  model_->setPrediction(p);
+  QString diagnosis = tr("<b>Diagnosis</b>") + list_html(p.diagnosis);
+  if (!p.warnings.empty())
+    diagnosis += tr("<b>Warnings</b>") + list_html(p.warnings, QStringLiteral("#a05a00"));
+  diagnosis_->setText(diagnosis);
+}
+
+void ReportView::showErrors(const Errors& errors) {
+  QString s =
+      has_prediction_
+          ? tr("<b>This edit cannot run</b> (the report below is the last plan that could):")
+          : tr("<b>This plan cannot run:</b>");
+  s += QStringLiteral("<ul style='margin-left:-20px'>");
+  for (const auto& e : errors) {
+    QString where = e.path.empty() ? QString() : QStringLiteral("<b>%1</b>: ").arg(html(e.path));
+    if (e.line > 0) where = tr("line %1: ").arg(e.line) + where;
+    s += QStringLiteral("<li>%1%2</li>").arg(where, html(e.message));
+  }
+  error_->setText(s + QStringLiteral("</ul>"));
+  error_->show();
+}
+
+void ReportView::clearErrors() {
+  error_->clear();
+  error_->hide();
+}
+
+namespace {
+QString plain(const QLabel* label) {
+  QTextDocument doc;
+  doc.setHtml(label->text());
+  return doc.toPlainText().trimmed();
+}
+}  // namespace
+
+QString ReportView::errorText() const {
+  return error_->isHidden() ? QString() : plain(error_);
+}
+QString ReportView::latencyText() const {
+  return latency_text_;
+}
+QString ReportView::diagnosisText() const {
+  return plain(diagnosis_);
+}
+
+}  // namespace tilesight::ui

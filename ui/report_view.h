@@ -1,0 +1,58 @@
+// The prediction in words and numbers, as the CLI's text report says it, plus errors:
+//
+//   ┌ params.warps: 64 warps is 2048 threads; a block holds at most 1024 ┐  (red, only
+//   └ showing the last good prediction                                    ┘   after a bad edit)
+//   gemm M=4096 N=4096 K=4096 bf16 tile 128x128x64 on h200 (datasheet profile)
+//   Latency      256 µs              launch overhead 4.8 µs
+//   Envelope     prologue 10.5 µs · steady 231 µs · epilogue 9.49 µs
+//   Blocks       1,024 in 4 waves (3 full + 1 tail), 2 resident per SM (shared memory)
+//   Throughput   537 TFLOP/s
+//   Cache        L2 hit rate 97% (first-touch (infinite L2)), DRAM 101 MB
+//   Bottleneck   L2, 95% busy
+//   [utilisation table: UtilizationModel + UtilizationDelegate]
+//   Diagnosis    • L2 95% busy: the bottleneck; next is tensor core at 62%. ...
+//
+// A bad edit never clears the view: the errors (each with its JSON path) appear on top and
+// the last good prediction stays below them.
+#pragma once
+
+#include <QWidget>
+
+#include "tilesight/report/prediction.h"
+#include "tilesight/util/result.h"
+
+class QLabel;
+class QTableView;
+
+namespace tilesight::ui {
+
+class UtilizationModel;
+
+class ReportView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ReportView(QWidget* parent = nullptr);
+
+  void setPrediction(const report::Prediction& prediction);
+  void showErrors(const Errors& errors);
+  void clearErrors();
+
+  QString errorText() const;      // plain text of the error banner, "" when hidden
+  QString latencyText() const;    // "256 µs"
+  QString diagnosisText() const;  // plain text of the diagnosis list
+  UtilizationModel* utilizationModel() const { return model_; }
+
+ private:
+  QLabel* error_ = nullptr;
+  QLabel* title_ = nullptr;
+  QLabel* latency_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QTableView* table_ = nullptr;
+  QLabel* diagnosis_ = nullptr;
+  UtilizationModel* model_ = nullptr;
+  QString latency_text_;
+  bool has_prediction_ = false;
+};
+
+}  // namespace tilesight::ui

@@ -1,0 +1,85 @@
+// Timeline of one SM during the first wave: one lane per pipeline, one bar per
+// report::TimelineEvent, coloured by action, with the prologue, the steady state and the
+// epilogue shaded behind:
+//
+//   TC    |          [mma 0] [mma 1] [mma 2] [mma 3]  ·  steady state  ·   [mma 127]
+//   SMEM  | [a0][b0] [a1][b1] [a2][b2] ...            ·   (repeats)    ·  [a][b]
+//   L2    | [load_a 0][load_b 0][load_a 1] ...        ·                ·  [a][b] [store_c]
+//   DRAM  | [a0]     [b0] ...                         ·                ·          [store_c]
+//         0 µs        prologue                                            epilogue   62 µs
+//
+// Only the first iterations and the last one of each loop are drawn (the engine's timeline);
+// the steady state between them repeats and is folded into a hatched band (TimeFold) unless
+// "Fold steady state" is unchecked. Drag pans and the wheel zooms the time axis only;
+// hovering a bar shows its action, iteration, pipeline, time, bytes and FLOPs.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "tilesight/report/prediction.h"
+#include "ui/time_fold.h"
+
+class QCustomPlot;
+class QCPItemRect;
+class QCPItemText;
+class QMouseEvent;
+class QToolButton;
+
+namespace tilesight::ui {
+
+class TimelineView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit TimelineView(QWidget* parent = nullptr);
+
+  void setPrediction(const report::Prediction& prediction);
+  int barCount() const { return static_cast<int>(bars_.size()); }
+  QCustomPlot* plot() const { return plot_; }
+  // Index into the prediction's timeline of the bar at a point of the plot, if any.
+  std::optional<std::size_t> eventAt(const QPointF& pixel) const;
+  QString toolTipFor(std::size_t event) const;
+
+  void fitAll();
+  void zoomTo(double from_us, double to_us);  // real times; the fold is applied
+  void setFoldSteadyState(bool fold);
+  const TimeFold& fold() const { return fold_; }
+
+ private:
+  struct Phases {
+    double prologue_end = 0, epilogue_start = 0, end = 0;
+  };
+
+  QWidget* makeToolBar();
+  void rebuild();
+  void clearScene();
+  void addLaneBands();
+  void addPhase(double from, double to, int phase, const QString& label);
+  void addFoldBand();
+  void addBars();
+  void addLegend();
+  void addBar(const report::TimelineEvent& event, const QColor& color);
+  void updateLabels();
+  void keepRangeInside();
+  void onMouseMove(QMouseEvent* event);
+
+  QCustomPlot* plot_ = nullptr;
+  QCPItemText* message_ = nullptr;
+  QToolButton* fold_button_ = nullptr;
+  QSharedPointer<FoldedTimeTicker> ticker_;
+  TimeFold fold_;
+  std::vector<report::TimelineEvent> events_;
+  std::vector<std::string> actions_;  // in order of first appearance: colour index
+  std::vector<bool> overlapped_;      // per event: another bar on its lane overlaps it
+  std::vector<QCPItemRect*> bars_;
+  std::vector<QCPItemText*> bar_labels_;
+  std::vector<QCPItemRect*> phase_rects_;
+  std::vector<QCPItemText*> phase_labels_;
+  std::vector<QCPItemRect*> lane_bands_;
+  Phases phases_;
+};
+
+}  // namespace tilesight::ui

@@ -1,0 +1,45 @@
+// Per-resource utilisation of a prediction as a table model (KDAB Hotspot's pattern: setData
+// is reset + store). One row per pipeline of eq. 1; the bottleneck's row is bold:
+//
+//   Resource        Busy      Utilisation
+//   tensor core     159 µs    ██████▏      62%
+//   shared memory   150 µs    █████▊       58%
+//   L2              245 µs    █████████▌   95%   (bold: the bottleneck)
+//
+// Busy is the device-average time the pipeline works; utilisation is busy over the latency.
+// Column kUtilization returns the fraction 0..1 under kFractionRole for the bar delegate.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <array>
+
+#include "tilesight/report/prediction.h"
+
+namespace tilesight::ui {
+
+class UtilizationModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { kResource, kBusy, kUtilization, kColumnCount };
+  static constexpr int kFractionRole = Qt::UserRole + 1;
+
+  explicit UtilizationModel(QObject* parent = nullptr);
+
+  void setPrediction(const report::Prediction& prediction);
+  void clear();
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+ private:
+  bool has_data_ = false;
+  std::array<double, kResourceCount> busy_us_{};
+  std::array<double, kResourceCount> utilization_{};
+  Resource bottleneck_ = Resource::kTC;
+};
+
+}  // namespace tilesight::ui
