@@ -3,7 +3,9 @@
 #include <functional>
 #include <map>
 
+#include "tilesight/kernels/attention.h"
 #include "tilesight/kernels/gemm.h"
+#include "tilesight/kernels/memory_bound.h"
 #include "tilesight/plan/plan_json.h"
 #include "tilesight/util/json_input.h"
 
@@ -14,15 +16,30 @@ namespace {
 using Lift = std::function<Result<plan::TileProgram>(const nlohmann::json& params)>;
 
 const std::map<std::string, Lift>& templates() {
-  static const std::map<std::string, Lift> registry = {
-      {"gemm",
-       [](const nlohmann::json& params) -> Result<plan::TileProgram> {
-         auto p = parse_gemm_params(params);
-         if (!p) return p.errors();
-         return lift_gemm(*p);
-       }},
-  };
-  return registry;
+  static const std::map<std::string, Lift> all = [] {
+    std::map<std::string, Lift> registry = {
+        {"gemm",
+         [](const nlohmann::json& params) -> Result<plan::TileProgram> {
+           auto p = parse_gemm_params(params);
+           if (!p) return p.errors();
+           return lift_gemm(*p);
+         }},
+        {"attention",
+         [](const nlohmann::json& params) -> Result<plan::TileProgram> {
+           auto p = parse_attention_params(params);
+           if (!p) return p.errors();
+           return lift_attention(*p);
+         }},
+    };
+    for (const auto& name : memory_bound_names())
+      registry.emplace(name, [name](const nlohmann::json& params) -> Result<plan::TileProgram> {
+        auto p = parse_memory_bound_params(name, params);
+        if (!p) return p.errors();
+        return lift_memory_bound(*p);
+      });
+    return registry;
+  }();
+  return all;
 }
 
 std::string known_list() {
@@ -49,6 +66,10 @@ Result<PlanInput> read_instance(const nlohmann::json& doc) {
   if (*kernel == "gemm")
     in.path_aliases = {{"resources.smem_bytes", "params (block_m, block_n, block_k, stages, dtype)"},
                        {"resources.registers_per_thread", "params (block_m, block_n, warps)"},
+                       {"resources.warps", "params.warps"}};
+  if (*kernel == "attention")
+    in.path_aliases = {{"resources.smem_bytes", "params (block_m, block_n, head_dim, stages, dtype)"},
+                       {"resources.registers_per_thread", "params (block_m, block_n, head_dim, warps)"},
                        {"resources.warps", "params.warps"}};
   if (!name->empty()) in.program.name = *name;
   in.program.hardware = in.hardware;

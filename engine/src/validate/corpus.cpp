@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
+
+#include "attention_rows.h"
+#include "tilesight/kernels/plan_input.h"
 
 namespace tilesight::validate {
 
@@ -13,12 +17,20 @@ namespace {
 // Template parameters a corpus column may carry, with whether the value is a number.
 const std::set<std::string>& integer_params() {
   static const std::set<std::string> s = {"M", "N", "K", "block_m", "block_n", "block_k", "group_m",
-                                          "stages", "warps", "batch", "split_k", "cluster_m", "cluster_n"};
+                                          "stages", "warps", "batch", "split_k", "cluster_m", "cluster_n",
+                                          // attention and memory-bound templates (DESIGN.md)
+                                          "heads", "kv_heads", "seq", "seq_q", "seq_kv", "head_dim", "split_kv",
+                                          "rows", "cols"};
   return s;
 }
 const std::set<std::string>& string_params() {
-  static const std::set<std::string> s = {"dtype", "layout", "raster", "schedule"};
+  static const std::set<std::string> s = {"dtype", "layout", "raster", "schedule", "variant", "mma"};
   return s;
+}
+
+bool is_template(const std::string& name) {
+  const auto names = kernels::template_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 std::vector<std::string> split_csv(const std::string& line) {
@@ -49,10 +61,21 @@ bool parse_number(const std::string& s, double& out) {
 std::string group_key(const std::string& kernel, const nlohmann::json& params) {
   std::ostringstream k;
   k << kernel;
-  for (const char* dim : {"batch", "M", "N", "K"})
+  for (const char* dim : {"batch", "M", "N", "K", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "causal",
+                          "rows", "cols"})
     if (params.contains(dim)) k << " " << dim << "=" << params[dim];
   if (params.contains("dtype")) k << " " << params["dtype"].get<std::string>();
   return k.str();
+}
+
+// Columns a template reads in its own way (the attention corpora's backend and kernel names,
+// attention_rows.h); "" or why the row cannot be mapped.
+std::string map_template_row(const std::string& kernel, const std::vector<std::string>& header,
+                             const std::vector<std::string>& cells, nlohmann::json& params) {
+  if (kernel != "attention") return "";
+  std::map<std::string, std::string> named;
+  for (std::size_t c = 0; c < header.size(); ++c) named[header[c]] = cells[c];
+  return map_attention_row(named, params);
 }
 
 }  // namespace
@@ -89,10 +112,10 @@ Result<Corpus> read_corpus(const std::string& path, const std::string& hardware,
         else params[name] = static_cast<std::int64_t>(x);
       } else if (string_params().count(name) && !cell.empty()) {
         params[name] = cell;
-      } else if (name == "persistent" && !cell.empty()) {
+      } else if ((name == "persistent" || name == "causal") && !cell.empty()) {
         params[name] = cell == "1" || cell == "true" || cell == "True";
-      } else if (name == "kernel_template") {
-        row_kernel = cell;
+      } else if (name == "kernel_template" || (name == "kernel" && is_template(cell))) {
+        row_kernel = cell;  // a `kernel` column naming a template (norms.csv), not a library kernel
       } else if (name == "ms" || name == "us" || name == "latency_us") {
         if (!parse_number(cell, x) || x <= 0) ok = false;
         else row.measured_us = name == "ms" ? x * 1000 : x;
@@ -100,6 +123,10 @@ Result<Corpus> read_corpus(const std::string& path, const std::string& hardware,
     }
     if (!ok || row.measured_us <= 0) {
       corpus.skipped.push_back({"", "unreadable number or no measured time", static_cast<int>(number)});
+      continue;
+    }
+    if (auto why = map_template_row(row_kernel, header, cells, params); !why.empty()) {
+      corpus.skipped.push_back({"", why, static_cast<int>(number)});
       continue;
     }
     row.group = group_key(row_kernel, params);

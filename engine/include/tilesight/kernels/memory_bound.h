@@ -1,0 +1,42 @@
+// Memory-bound templates (DESIGN.md "Template parameter names"): `rmsnorm`, `layernorm`,
+// `softmax` (over the last dimension), `silu_mul` (fused SiLU(gate) x up) and `add`, with
+// params `rows, cols, dtype`. Each is a tile program with no loop (paper §3.1): one tile
+// per row for the row reductions (PyTorch launches one block per row: 128 threads for the
+// norms, 1024 for softmax; attention_README.md), one tile per 1024-element chunk of a row
+// for the elementwise ops (PyTorch's vectorized_elementwise_kernel: 128 threads x 8).
+//
+//   norms/softmax:  load_x ─> reduce (CUDA cores) ─> normalise ─> store_y
+//                   load_w (weights, reused by every row) ──────┘
+//   elementwise:    load_a, load_b ─> apply ─> store_y
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "tilesight/plan/tile_program.h"
+#include "tilesight/util/result.h"
+
+namespace tilesight::kernels {
+
+struct MemoryBoundParams {
+  std::string kernel;  // rmsnorm | layernorm | softmax | silu_mul | add
+  std::int64_t rows = 1, cols = 1;
+  DType dtype = DType::kBF16;
+};
+
+// The template names this file provides.
+const std::vector<std::string>& memory_bound_names();
+
+Result<MemoryBoundParams> parse_memory_bound_params(const std::string& kernel,
+                                                    const nlohmann::json& params,
+                                                    const std::string& path = "params");
+
+// Bytes the fused op must move: inputs + output (+ weights), the corpus's "compulsory bytes".
+double memory_bound_bytes(const MemoryBoundParams& p);
+
+plan::TileProgram lift_memory_bound(const MemoryBoundParams& p);
+
+}  // namespace tilesight::kernels

@@ -1,0 +1,193 @@
+#include "tilesight/kernels/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "tilesight/util/json_input.h"
+
+namespace tilesight::kernels {
+
+namespace {
+
+constexpr std::int64_t kMaxDim = (std::int64_t{1} << 31) - 1;
+constexpr std::int64_t kMaxHeadDim = 256;
+constexpr std::int64_t kBaseRegisters = 40;  // addresses, loop state, softmax row stats
+constexpr std::int64_t kMaxRegisters = 255;
+constexpr std::int64_t kProducerWarps = 4;  // fa3's TMA producer warp group
+constexpr std::int64_t kProducerRegisters = 40;
+// split_kv: true aims at this many tiles: about the SM count of the profiled GPUs (the
+// template does not know the GPU, DESIGN.md), as FA2's num_splits heuristic does.
+constexpr std::int64_t kSplitTargetTiles = 128;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+bool gqa_folded(const AttentionParams& p) {
+  return p.seq_q == 1 && p.heads > p.kv_heads;
+}
+std::int64_t group_size(const AttentionParams& p) {
+  return p.heads / p.kv_heads;
+}
+// Query rows of one (batch, grid head): decode folds a GQA group's heads into the rows.
+std::int64_t query_rows(const AttentionParams& p) {
+  return gqa_folded(p) ? group_size(p) : p.seq_q;
+}
+std::int64_t q_blocks(const AttentionParams& p) {
+  return ceil_div(query_rows(p), p.block_m);
+}
+std::int64_t grid_heads(const AttentionParams& p) {
+  return gqa_folded(p) ? p.kv_heads : p.heads;
+}
+
+// A flag read as a JSON boolean or 0/1 (corpora write causal as 0/1).
+std::optional<bool> read_flag(FieldReader& f, const char* key, bool fallback) {
+  if (!f.has(key)) return fallback;
+  const auto& v = f.obj.at(key);
+  if (v.is_number_integer()) {
+    const auto x = f.integer(key, 0, 1);
+    if (!x) return std::nullopt;
+    return *x != 0;
+  }
+  return f.boolean(key, fallback);
+}
+
+void read_kernel_config(FieldReader& f, AttentionParams& p, Errors& errors) {
+  if (auto v = f.string("variant", "fa2")) {
+    if (*v == "fa2" || *v == "fa3")
+      p.variant = *v;
+    else
+      errors.push_back(
+          {f.field_path("variant"), "unknown variant \"" + *v + "\"; known: fa2, fa3"});
+  }
+  const bool fa3 = p.variant == "fa3";
+  if (auto m = f.string("mma", fa3 ? "wgmma" : "mma_sync")) {
+    if (auto t = mma_from_name(*m))
+      p.mma = *t;
+    else
+      errors.push_back({f.field_path("mma"), "unknown mma \"" + *m + "\"; known: mma_sync, wgmma"});
+  }
+  // FA2 library traits (attention_README.md): d <= 64 -> 128x128, d 128 -> 128x64, 4 warps;
+  // larger heads 64x64. fa3: 128x128 (64x64 past d 128), 3 warp groups.
+  const bool small = p.head_dim <= 64, large = p.head_dim > 128;
+  p.block_m = f.integer("block_m", 16, 512, large ? 64 : 128).value_or(0);
+  p.block_n = f.integer("block_n", 16, 512, large ? 64 : (fa3 || small ? 128 : 64)).value_or(0);
+  p.warps = f.integer("warps", 1, 32, fa3 ? 12 : 4).value_or(0);
+  p.stages = f.integer("stages", 1, 8, 2).value_or(0);
+  if (fa3 && p.warps <= kProducerWarps)
+    errors.push_back({f.field_path("warps"),
+                      "fa3 needs a producer warp group plus consumers: more than 4 warps"});
+}
+
+void read_split(FieldReader& f, AttentionParams& p) {
+  if (f.has("split_kv") && f.obj.at("split_kv").is_boolean())
+    p.split_kv = *f.boolean("split_kv") ? attention_split_count(p) : 1;
+  else
+    p.split_kv = f.integer("split_kv", 1, 1024, 1).value_or(1);
+  p.split_kv = std::min(p.split_kv, ceil_div(p.seq_kv, p.block_n));
+}
+
+void check_shape(FieldReader& f, const AttentionParams& p, Errors& errors) {
+  if (p.heads > 0 && p.kv_heads > 0 && p.heads % p.kv_heads != 0)
+    errors.push_back({f.field_path("heads"), std::to_string(p.heads) +
+                                                 " heads are not a multiple of kv_heads " +
+                                                 std::to_string(p.kv_heads)});
+  if (p.head_dim > kMaxHeadDim || p.head_dim % 8 != 0)
+    errors.push_back(
+        {f.field_path("head_dim"), "unsupported head_dim " + std::to_string(p.head_dim) +
+                                       "; FlashAttention kernels take a multiple of 8 up to 256"});
+}
+
+}  // namespace
+
+Result<AttentionParams> parse_attention_params(const nlohmann::json& params,
+                                               const std::string& path) {
+  Errors errors;
+  if (!params.is_object()) return Error{path, "must be an object, got " + json_type_phrase(params)};
+  FieldReader f{params, path, errors};
+  f.reject_unknown({"batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "causal", "dtype",
+                    "variant", "mma", "block_m", "block_n", "warps", "stages", "split_kv"});
+  AttentionParams p;
+  p.batch = f.integer("batch", 1, 65535, 1).value_or(0);
+  p.heads = f.integer("heads", 1, 65535).value_or(0);
+  p.kv_heads = f.integer("kv_heads", 1, 65535, p.heads > 0 ? p.heads : 1).value_or(0);
+  p.seq_q = f.integer("seq_q", 1, kMaxDim).value_or(0);
+  p.seq_kv = f.integer("seq_kv", 1, kMaxDim).value_or(0);
+  p.head_dim = f.integer("head_dim", 8, 1 << 20).value_or(0);
+  p.causal = read_flag(f, "causal", false).value_or(false);
+  if (auto d = f.string("dtype", "bf16")) {
+    if (*d == "bf16" || *d == "fp16")
+      p.dtype = *dtype_from_name(*d);
+    else
+      errors.push_back({f.field_path("dtype"), "unknown dtype \"" + *d + "\"; known: bf16, fp16"});
+  }
+  check_shape(f, p, errors);
+  read_kernel_config(f, p, errors);
+  if (!errors.empty()) return errors;
+  read_split(f, p);
+  if (!errors.empty()) return errors;
+  return p;
+}
+
+std::int64_t attention_rows_per_tile(const AttentionParams& p) {
+  return std::min(p.block_m, query_rows(p));
+}
+
+// Causal: query block i sees keys up to the end of its rows, aligned bottom-right (FA2 >= 2.1:
+// offset seq_kv - seq_q), rounded up to whole key blocks (the masked diagonal band). The grid's
+// tiles differ (block i walks ~i+1 blocks); a tile program has one trip count, so this is the
+// average over the query blocks: the total work is right, the longest tile's tail is not
+// (small causal grids finish with the last query block, attention_README.md).
+std::int64_t attention_kv_blocks(const AttentionParams& p) {
+  const std::int64_t all = ceil_div(p.seq_kv, p.block_n);
+  if (!p.causal || gqa_folded(p)) return all;
+  const std::int64_t nq = q_blocks(p), offset = p.seq_kv - p.seq_q;
+  double sum = 0;
+  for (std::int64_t i = 0; i < nq; ++i) {
+    const std::int64_t last = std::clamp(offset + (i + 1) * p.block_m, std::int64_t{0}, p.seq_kv);
+    sum += static_cast<double>(ceil_div(last, p.block_n));
+  }
+  return std::max<std::int64_t>(1, std::llround(sum / static_cast<double>(nq)));
+}
+
+std::int64_t attention_split_count(const AttentionParams& p) {
+  const std::int64_t tiles = p.batch * grid_heads(p) * q_blocks(p);
+  if (tiles >= kSplitTargetTiles) return 1;
+  return std::clamp(ceil_div(kSplitTargetTiles, tiles), std::int64_t{1},
+                    std::min<std::int64_t>(ceil_div(p.seq_kv, p.block_n), 128));
+}
+
+std::int64_t attention_smem_bytes(const AttentionParams& p) {
+  const auto in = static_cast<std::int64_t>(dtype_bytes(p.dtype));
+  return (p.block_m * p.head_dim + p.stages * 2 * p.block_n * p.head_dim) *
+         in;  // Q + stages x (K, V)
+}
+
+namespace {
+std::int64_t consumer_warps(const AttentionParams& p) {
+  return p.variant == "fa3" ? p.warps - kProducerWarps : p.warps;
+}
+}  // namespace
+
+// Per consumer thread: the fp32 O accumulator (block_m x d) and the score tile S/P
+// (block_m x block_n) spread over the consumer warps, plus a fixed working set.
+std::int64_t attention_registers_needed(const AttentionParams& p) {
+  return ceil_div(p.block_m * (p.head_dim + p.block_n), consumer_warps(p) * 32) + kBaseRegisters;
+}
+
+std::int64_t attention_registers_per_thread(const AttentionParams& p) {
+  const std::int64_t consumer = std::min(kMaxRegisters, attention_registers_needed(p));
+  if (p.variant != "fa3") return consumer;
+  return ceil_div(consumer * consumer_warps(p) + kProducerRegisters * kProducerWarps, p.warps);
+}
+
+// As the gemm template's spill term: each spilled 4-byte register of every consumer thread is
+// stored and reloaded once per key block.
+double attention_spill_bytes_per_iteration(const AttentionParams& p) {
+  const std::int64_t spilled = attention_registers_needed(p) - kMaxRegisters;
+  if (spilled <= 0) return 0;
+  return 2.0 * 4.0 * static_cast<double>(spilled) * static_cast<double>(consumer_warps(p) * 32);
+}
+
+}  // namespace tilesight::kernels

@@ -1,0 +1,180 @@
+// lift_attention: the FlashAttention forward as a tile program (paper §3.1, Table 2; the
+// hand-written resources/examples/custom_attention_h200.json is the same structure).
+#include <algorithm>
+#include <utility>
+
+#include "tilesight/kernels/attention.h"
+
+namespace tilesight::kernels {
+
+namespace {
+
+using namespace plan;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+double d(std::int64_t x) {
+  return static_cast<double>(x);
+}
+
+bool folded(const AttentionParams& p) {
+  return p.seq_q == 1 && p.heads > p.kv_heads;
+}
+
+std::string program_name(const AttentionParams& p) {
+  std::string n =
+      "attention " + p.variant + " b=" + std::to_string(p.batch) + " h=" + std::to_string(p.heads);
+  if (p.kv_heads != p.heads) n += "/" + std::to_string(p.kv_heads);
+  n += " sq=" + std::to_string(p.seq_q) + " skv=" + std::to_string(p.seq_kv) +
+       " d=" + std::to_string(p.head_dim) + (p.causal ? " causal" : "") + " " +
+       std::string(dtype_name(p.dtype)) + " tile " + std::to_string(p.block_m) + "x" +
+       std::to_string(p.block_n) + " " + std::string(mma_name(p.mma));
+  if (p.split_kv > 1) n += " split-kv " + std::to_string(p.split_kv);
+  return n;
+}
+
+// Grid (row-major, q_block fastest as FA2's grid x): [split,] batch, kv_head, [group,] q_block.
+// The heads of a GQA group are their own dim so K/V reuse across them is visible (eq. 6);
+// decode folds the group into the query rows instead.
+void lift_grid(const AttentionParams& p, TileProgram& prog) {
+  const std::int64_t group = p.heads / p.kv_heads;
+  if (p.split_kv > 1) prog.grid.dims.push_back({"split", p.split_kv});
+  prog.grid.dims.push_back({"batch", p.batch});
+  prog.grid.dims.push_back({"kv_head", p.kv_heads});
+  if (group > 1 && !folded(p)) prog.grid.dims.push_back({"group", group});
+  const std::int64_t rows = folded(p) ? group : p.seq_q;
+  prog.grid.dims.push_back({"q_block", ceil_div(rows, p.block_m)});
+}
+
+void lift_tensors(const AttentionParams& p, TileProgram& prog) {
+  const bool split = p.split_kv > 1;
+  const std::int64_t bm = attention_rows_per_tile(p);
+  const std::vector<std::int64_t> q_tile = folded(p)
+                                               ? std::vector<std::int64_t>{1, bm, 1, p.head_dim}
+                                               : std::vector<std::int64_t>{1, 1, bm, p.head_dim};
+  prog.tensors = {{"Q", {p.batch, p.heads, p.seq_q, p.head_dim}, p.dtype},
+                  {"K", {p.batch, p.kv_heads, p.seq_kv, p.head_dim}, p.dtype},
+                  {"V", {p.batch, p.kv_heads, p.seq_kv, p.head_dim}, p.dtype}};
+  std::vector<std::string> kv_reuse = {"q_block"};
+  if (p.heads > p.kv_heads && !folded(p)) kv_reuse.push_back("group");
+  prog.accesses = {{"Q", q_tile, Placement::kDdr, {}, ""},
+                   {"K", {1, 1, p.block_n, p.head_dim}, Placement::kDdr, kv_reuse, "kv"},
+                   {"V", {1, 1, p.block_n, p.head_dim}, Placement::kDdr, kv_reuse, "kv"}};
+  if (split) {
+    // Partial O (fp32) per split; the combine kernel reads them and writes O once.
+    prog.tensors.push_back(
+        {"O_partial", {p.split_kv, p.batch, p.heads, p.seq_q, p.head_dim}, DType::kFP32});
+    auto partial_tile = q_tile;
+    partial_tile.insert(partial_tile.begin(), 1);
+    prog.accesses.push_back({"O_partial", partial_tile, Placement::kDdr, {}, "", true});
+  }
+  prog.tensors.push_back({"O", {p.batch, p.heads, p.seq_q, p.head_dim}, p.dtype});
+  prog.accesses.push_back({"O", q_tile, Placement::kDdr,
+                           split ? std::vector<std::string>{"split"} : std::vector<std::string>{},
+                           "", true});
+}
+
+// One key block of the online softmax (FA2 Algorithm 1): S = QK^T on tensor cores, the row
+// max (1 flop/score), exp of the shifted scores on the SFU (1 scale-subtract flop + 1 exp per
+// score), the running sum (1 flop/score) and the O rescale (1 flop per O element, one exp per
+// row), then O += PV. Per-execution costs; bm is the tile's allocated rows: tensor cores
+// compute the whole padded tile even where a decode tile has fewer useful rows.
+void lift_kv_loop(const AttentionParams& p, TileProgram& prog) {
+  const bool fa3 = p.variant == "fa3";
+  const double in_b = dtype_bytes(p.dtype), bm = d(p.block_m), bn = d(p.block_n),
+               hd = d(p.head_dim);
+  const double scores = bm * bn, k_bytes = bn * hd * in_b, q_bytes = bm * hd * in_b;
+  // fa3 ping-pong (FA3 §3.1): while one consumer warp group runs its softmax, the other's
+  // GEMMs use the tensor cores, so PV of the tile waits only for S and V, not for the
+  // softmax chain; the softmax still costs its CUDA-core and SFU time (resource vector,
+  // eq. 4). fa2 runs the chain in order: PV waits for exp and rescale.
+  const std::vector<std::size_t> pv_deps =
+      fa3 ? std::vector<std::size_t>{3, 2} : std::vector<std::size_t>{5, 6, 2};
+  auto mma = [&](const char* name, std::vector<std::string> ops, double bytes, std::vector<std::size_t> deps) {
+    return TileAction{.name = name, .op = OpKind::kMmaTc, .operands = std::move(ops), .flops = 2.0 * scores * hd,
+                      .bytes = bytes, .deps = std::move(deps), .result_level = Placement::kRegister, .loop = "kv",
+                      .dtype = p.dtype, .mma = p.mma};
+  };
+  auto cuda = [&](const char* name, OpKind op, double flops, double sfu, std::vector<std::size_t> deps) {
+    return TileAction{.name = name, .op = op, .flops = flops, .sfu_ops = sfu, .deps = std::move(deps),
+                      .loop = "kv", .dtype = DType::kFP32};
+  };
+  for (const auto& [name, t] : {std::pair{"load_k", "K"}, std::pair{"load_v", "V"}})  // 1, 2
+    prog.actions.push_back({.name = name, .op = OpKind::kLoad,
+                            .operands = {t}, .bytes = k_bytes, .result_level = Placement::kSmem, .loop = "kv",
+                            .dtype = p.dtype});
+  prog.actions.push_back(mma("gemm_qk", {"Q", "K"}, q_bytes + k_bytes, {0, 1}));  // 3
+  prog.actions.push_back(cuda("rowmax", OpKind::kReduce, scores, 0, {3}));        // 4
+  prog.actions.push_back(cuda("exp", OpKind::kExp, scores, scores, {4}));         // 5
+  prog.actions.push_back(cuda("rescale", OpKind::kRescale, scores + bm * hd, bm, {4, 5}));  // 6
+  prog.actions.push_back(mma("gemm_pv", {"V"}, k_bytes, pv_deps));                          // 7
+  prog.actions.back().local_bytes = attention_spill_bytes_per_iteration(p);
+}
+
+// After the loop: O (or the fp32 partial plus its row log-sum-exp) goes out; split-KV adds the
+// combine kernel, which per split tile reads its partial and writes 1/split of O.
+void lift_epilogue(const AttentionParams& p, TileProgram& prog) {
+  const double bm = d(attention_rows_per_tile(p)), hd = d(p.head_dim), out_b = dtype_bytes(p.dtype);
+  if (p.split_kv == 1) {
+    prog.actions.push_back({.name = "store_o",
+                            .op = OpKind::kStore,
+                            .operands = {"O"},
+                            .bytes = bm * hd * out_b,
+                            .deps = {7},
+                            .result_level = Placement::kDdr,
+                            .dtype = p.dtype});
+    return;
+  }
+  const double partial = bm * hd * 4.0 + bm * 4.0;
+  prog.actions.push_back({.name = "store_partial",
+                          .op = OpKind::kStore,
+                          .operands = {"O_partial"},
+                          .bytes = partial,
+                          .deps = {7},
+                          .result_level = Placement::kDdr,
+                          .dtype = DType::kFP32});
+  prog.actions.push_back({.name = "combine_partials",
+                          .op = OpKind::kLoad,
+                          .operands = {"O_partial"},
+                          .bytes = partial,
+                          .deps = {8},
+                          .result_level = Placement::kRegister,
+                          .dtype = DType::kFP32});
+  prog.actions.push_back({.name = "store_o",
+                          .op = OpKind::kStore,
+                          .operands = {"O"},
+                          .bytes = bm * hd * out_b / d(p.split_kv),
+                          .deps = {9},
+                          .result_level = Placement::kDdr,
+                          .dtype = p.dtype});
+  prog.launches = 2;
+}
+
+}  // namespace
+
+plan::TileProgram lift_attention(const AttentionParams& p) {
+  TileProgram prog;
+  prog.kernel = "attention";
+  prog.name = program_name(p);
+  lift_grid(p, prog);
+  lift_tensors(p, prog);
+  const std::int64_t blocks = attention_kv_blocks(p);
+  prog.loops = {{"kv", std::max<std::int64_t>(1, ceil_div(blocks, p.split_kv)), p.stages, ""}};
+  const double q_bytes = d(attention_rows_per_tile(p) * p.head_dim) * dtype_bytes(p.dtype);
+  prog.actions.push_back({.name = "load_q",
+                          .op = OpKind::kLoad,
+                          .operands = {"Q"},
+                          .bytes = q_bytes,
+                          .result_level = Placement::kSmem,
+                          .dtype = p.dtype});  // 0
+  lift_kv_loop(p, prog);
+  lift_epilogue(p, prog);
+  // fa3 (FA3, cuDNN's sm90 kernel): persistent, one block per SM walking tiles with the
+  // TMA pipeline kept full across them (attention_README.md: grid 132 x 384 threads).
+  prog.schedule = {.persistent = p.variant == "fa3"};
+  prog.resources = {attention_smem_bytes(p), attention_registers_per_thread(p), p.warps};
+  return prog;
+}
+
+}  // namespace tilesight::kernels

@@ -1,0 +1,176 @@
+// The `attention` and memory-bound templates: the lifted tile programs against hand
+// calculations (paper §3.1, Table 2), parameter errors, causal halving, GQA reuse and the
+// decode split.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tilesight/kernels/attention.h"
+#include "tilesight/kernels/memory_bound.h"
+#include "tilesight/kernels/plan_input.h"
+
+using namespace tilesight;
+using nlohmann::json;
+
+namespace {
+
+kernels::AttentionParams parse(const json& params) {
+  auto p = kernels::parse_attention_params(params);
+  REQUIRE(p);
+  return *p;
+}
+
+const plan::TileAction& action(const plan::TileProgram& prog, const std::string& name) {
+  auto it = std::find_if(prog.actions.begin(), prog.actions.end(),
+                         [&](const auto& a) { return a.name == name; });
+  REQUIRE(it != prog.actions.end());
+  return *it;
+}
+
+const plan::TensorAccess& access(const plan::TileProgram& prog, const std::string& tensor) {
+  auto it = std::find_if(prog.accesses.begin(), prog.accesses.end(),
+                         [&](const auto& a) { return a.tensor == tensor; });
+  REQUIRE(it != prog.accesses.end());
+  return *it;
+}
+
+std::string errors_of(const json& params) {
+  auto r = kernels::read_plan(json{{"kernel", "attention"}, {"params", params}});
+  REQUIRE_FALSE(r);
+  return r.error_text("; ");
+}
+
+const json kFa2 = {
+    {"batch", 4}, {"heads", 32}, {"seq_q", 4096}, {"seq_kv", 4096}, {"head_dim", 128}};
+
+}  // namespace
+
+TEST_CASE("FA2 hd128 lifts to the hand-written example's tile program", "[attention]") {
+  const auto p = parse(kFa2);
+  CHECK(p.block_m == 128);  // FA2 library traits for d 128: 128 x 64, 4 warps
+  CHECK(p.block_n == 64);
+  CHECK(p.warps == 4);
+  CHECK(p.mma == MmaInstruction::kMmaSync);
+  const auto prog = kernels::lift_attention(p);
+  CHECK(prog.grid.tiles() == 4 * 32 * 32);
+  CHECK(prog.find_loop("kv")->trip_count == 64);
+  CHECK(action(prog, "load_q").bytes == 128 * 128 * 2);
+  CHECK(action(prog, "load_k").bytes == 64 * 128 * 2);
+  CHECK(action(prog, "load_v").bytes == 64 * 128 * 2);
+  CHECK(action(prog, "gemm_qk").flops == 2.0 * 128 * 64 * 128);
+  CHECK(action(prog, "gemm_pv").flops == 2.0 * 128 * 64 * 128);
+  CHECK(action(prog, "exp").sfu_ops == 128 * 64);
+  CHECK(action(prog, "rescale").flops == 128 * 64 + 128 * 128);
+  CHECK(action(prog, "store_o").bytes == 128 * 128 * 2);
+  CHECK(prog.resources.smem_bytes == 98304);  // Q + 2 stages x (K + V)
+  // Whole grid: 4 b h s^2 d tensor-core flops; K and V read once per query block.
+  double mma_flops = 0;
+  for (const auto& a : prog.actions)
+    if (a.op == plan::OpKind::kMmaTc) mma_flops += a.flops;
+  const double kv_iters = static_cast<double>(prog.grid.tiles() * prog.find_loop("kv")->trip_count);
+  CHECK(mma_flops * kv_iters == Approx(4.0 * 4 * 32 * 4096.0 * 4096.0 * 128));
+  CHECK(action(prog, "gemm_pv").deps.size() == 3);  // fa2: PV waits for exp and rescale
+}
+
+TEST_CASE("attention parameter errors name their field", "[attention]") {
+  json bad = kFa2;
+  bad["kv_heads"] = 7;
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.heads"));
+  bad = kFa2;
+  bad["seq_kv"] = 0;
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.seq_kv"));
+  bad = kFa2;
+  bad["head_dim"] = 100;
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.head_dim"));
+  bad["head_dim"] = 512;
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.head_dim"));
+  bad = kFa2;
+  bad["variant"] = "fa4";
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.variant"));
+}
+
+TEST_CASE("causal attention walks about half the key blocks", "[attention]") {
+  json causal = kFa2;
+  causal["causal"] = 1;
+  const auto p = parse(causal);
+  // Query block i sees 2(i+1) key blocks of 64: the average over 32 blocks is 33 of 64.
+  CHECK(kernels::attention_kv_blocks(p) == 33);
+  CHECK(kernels::lift_attention(p).find_loop("kv")->trip_count == 33);
+  causal["causal"] = true;
+  CHECK(kernels::attention_kv_blocks(parse(causal)) == 33);
+}
+
+TEST_CASE("GQA heads of a group reuse the K/V tiles", "[attention]") {
+  json gqa = kFa2;
+  gqa["kv_heads"] = 8;
+  const auto prog = kernels::lift_attention(parse(gqa));
+  REQUIRE(prog.grid.dim_index("group"));
+  CHECK(prog.grid.dims[*prog.grid.dim_index("group")].extent == 4);
+  CHECK(prog.grid.tiles() == 4 * 32 * 32);
+  const auto& k = access(prog, "K");
+  CHECK(k.reuse_dims == std::vector<std::string>{"q_block", "group"});
+  CHECK(prog.find_tensor("K")->shape == std::vector<std::int64_t>{4, 8, 4096, 128});
+}
+
+TEST_CASE("decode folds the GQA group and splits the key loop", "[attention]") {
+  const auto p = parse({{"batch", 1},
+                        {"heads", 32},
+                        {"kv_heads", 8},
+                        {"seq_q", 1},
+                        {"seq_kv", 8192},
+                        {"head_dim", 128},
+                        {"split_kv", 4}});
+  CHECK(kernels::attention_rows_per_tile(p) == 4);
+  const auto prog = kernels::lift_attention(p);
+  CHECK(prog.launches == 2);
+  CHECK(prog.grid.tiles() == 4 * 8);  // splits x kv heads, one query block
+  CHECK(prog.find_loop("kv")->trip_count == 8192 / 64 / 4);
+  CHECK(action(prog, "load_q").bytes == 4 * 128 * 2);
+  CHECK(action(prog, "store_partial").bytes == 4 * 128 * 4 + 4 * 4);
+  CHECK(action(prog, "store_o").bytes == 4 * 128 * 2 / 4.0);
+  const auto whole = kernels::lift_attention(parse({{"batch", 1},
+                                                    {"heads", 32},
+                                                    {"kv_heads", 8},
+                                                    {"seq_q", 1},
+                                                    {"seq_kv", 8192},
+                                                    {"head_dim", 128}}));
+  CHECK(whole.launches == 1);
+  CHECK(whole.find_loop("kv")->trip_count == 128);
+  auto automatic = parse({{"batch", 1},
+                          {"heads", 32},
+                          {"seq_q", 1},
+                          {"seq_kv", 8192},
+                          {"head_dim", 128},
+                          {"split_kv", true}});
+  CHECK(automatic.split_kv == 4);  // 32 tiles -> 128 target
+}
+
+TEST_CASE("fa3 takes the softmax off the PV chain and defaults to wgmma", "[attention]") {
+  json fa3 = kFa2;
+  fa3["variant"] = "fa3";
+  const auto p = parse(fa3);
+  CHECK(p.mma == MmaInstruction::kWgmma);
+  CHECK(p.warps == 12);
+  const auto prog = kernels::lift_attention(p);
+  CHECK(action(prog, "gemm_pv").deps == std::vector<std::size_t>{3, 2});
+  CHECK(prog.schedule.persistent);
+}
+
+TEST_CASE("memory-bound templates move the bytes of the op", "[attention]") {
+  auto rms = kernels::parse_memory_bound_params("rmsnorm", {{"rows", 1024}, {"cols", 4096}});
+  REQUIRE(rms);
+  const auto prog = kernels::lift_memory_bound(*rms);
+  CHECK(prog.grid.tiles() == 1024);
+  CHECK(action(prog, "load_x").bytes == 4096 * 2);
+  CHECK(action(prog, "load_w").bytes == 4096 * 2);
+  CHECK(action(prog, "store_out").bytes == 4096 * 2);
+  CHECK(action(prog, "reduce").flops == 2 * 4096);
+  CHECK(access(prog, "W").reuse_dims == std::vector<std::string>{"row"});
+  CHECK(kernels::memory_bound_bytes(*rms) == 2.0 * 1024 * 4096 * 2 + 4096 * 2);
+  auto add = kernels::parse_memory_bound_params("add", {{"rows", 2}, {"cols", 4096}});
+  REQUIRE(add);
+  CHECK(kernels::lift_memory_bound(*add).grid.tiles() == 2 * 4);  // 1024-element chunks
+  auto r = kernels::read_plan(json{{"kernel", "softmax"}, {"params", {{"rows", 0}, {"cols", 8}}}});
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error_text(), Catch::Contains("params.rows"));
+}
