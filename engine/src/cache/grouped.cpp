@@ -27,4 +27,29 @@ std::vector<std::int64_t> GroupedOrder::sequence(const plan::TileGrid& grid) con
   return seq;
 }
 
+// The tutorial's formula for launch position `first`, then the same walk as sequence().
+void GroupedOrder::coordinates(const plan::TileGrid& grid, std::int64_t first, std::int64_t count,
+                               TileCoord* out) const {
+  const detail::Planes p = detail::planes(grid);
+  const std::int64_t per_plane = p.rows * p.cols, in_group = group_m_ * p.cols;
+  const std::int64_t pid = first % per_plane, in = pid % in_group;
+  std::int64_t first_pid_m = pid / in_group * group_m_;
+  std::int64_t size_m = std::min(p.rows - first_pid_m, group_m_);
+  TileCoord t{.plane = first / per_plane, .row = first_pid_m + in % size_m, .col = in / size_m};
+  for (std::int64_t i = 0; i < count; ++i) {
+    out[i] = t;
+    if (++t.row < first_pid_m + size_m) continue;
+    t.row = first_pid_m;
+    if (++t.col < p.cols) continue;
+    t.col = 0;
+    first_pid_m += group_m_;
+    if (first_pid_m >= p.rows) {
+      first_pid_m = 0;
+      ++t.plane;
+    }
+    size_m = std::min(p.rows - first_pid_m, group_m_);
+    t.row = first_pid_m;
+  }
+}
+
 }  // namespace tilesight::cache

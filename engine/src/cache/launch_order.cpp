@@ -30,7 +30,19 @@ std::unique_ptr<TileLaunchOrder> make_launch_order(const LaunchOrderSpec& spec) 
   return std::make_unique<RowMajorOrder>();
 }
 
+void TileLaunchOrder::coordinates(const plan::TileGrid& grid, std::int64_t first, std::int64_t count,
+                                  TileCoord* out) const {
+  const std::vector<std::int64_t> seq = sequence(grid);
+  const detail::Planes p = detail::planes(grid);
+  for (std::int64_t i = 0; i < count; ++i) out[i] = detail::coord_of(p, seq[static_cast<std::size_t>(first + i)]);
+}
+
 namespace detail {
+
+TileCoord coord_of(const Planes& p, std::int64_t tile) {
+  const std::int64_t per_plane = p.rows * p.cols, in_plane = tile % per_plane;
+  return {.plane = tile / per_plane, .row = in_plane / p.cols, .col = in_plane % p.cols};
+}
 
 Planes planes(const plan::TileGrid& grid) {
   Planes p;

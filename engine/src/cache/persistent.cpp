@@ -10,4 +10,10 @@ std::vector<std::int64_t> PersistentOrder::sequence(const plan::TileGrid& grid) 
   return RowMajorOrder().sequence(grid);
 }
 
+void PersistentOrder::coordinates(const plan::TileGrid& grid, std::int64_t first, std::int64_t count,
+                                  TileCoord* out) const {
+  if (raster_ == plan::Raster::kM) return ColumnMajorOrder().coordinates(grid, first, count, out);
+  RowMajorOrder().coordinates(grid, first, count, out);
+}
+
 }  // namespace tilesight::cache

@@ -14,18 +14,18 @@ double set_share(double associativity, double capacity_tiles) {
 
 }  // namespace
 
-double normal_cdf(double x) {
-  // Zelen & Severo (1964), Abramowitz & Stegun 26.2.17 (eq. 10).
-  constexpr double p = 0.2316419;
-  constexpr double b1 = 0.319381530, b2 = -0.356563782, b3 = 1.781477937, b4 = -1.821255978,
-                   b5 = 1.330274429;
-  constexpr double inv_sqrt_2pi = 0.398942280401432678;
-  const double ax = std::fabs(x);
-  if (ax > 8.3) return x > 0 ? 1.0 : 0.0;  // Q(8.3) < 1e-16: below double resolution of 1 - Q
-  const double t = 1.0 / (1.0 + p * ax);
-  const double poly = t * (b1 + t * (b2 + t * (b3 + t * (b4 + t * b5))));
-  const double upper = inv_sqrt_2pi * std::exp(-0.5 * ax * ax) * poly;  // Q(|x|)
-  return x >= 0 ? 1.0 - upper : upper;
+// Where (A - 1/2 - D q) / sqrt(D q (1 - q)) = +-8.3: with u = sqrt(D) and c = 8.3 sqrt(q (1 - q)),
+// q u^2 +- c u - (A - 1/2) = 0. The argument falls with D, so below the first root every
+// distance hits and past the second every one misses.
+SdcmGaussian::SdcmGaussian(double associativity, double capacity_tiles)
+    : q_(std::min(1.0, set_share(associativity, capacity_tiles))), one_minus_q_(1.0 - q_), margin0_(associativity - 0.5) {
+  const double spread = q_ * one_minus_q_;
+  if (!(spread > 0) || !(margin0_ > 0) || !std::isfinite(margin0_)) return;
+  const double c = kNormalCdfSaturation * std::sqrt(spread), root = std::sqrt(c * c + 4 * q_ * margin0_);
+  const double u_hit = 2 * margin0_ / (c + root), u_miss = (c + root) / (2 * q_);
+  constexpr double kMargin = 1e-9;
+  sure_hit_ = u_hit * u_hit * (1 - kMargin);
+  sure_miss_ = u_miss * u_miss * (1 + kMargin);
 }
 
 double sdcm_hit_exact(std::int64_t reuse_distance, double associativity, double capacity_tiles) {

@@ -37,12 +37,23 @@ LaunchOrderSpec launch_order_spec(const plan::LaunchOrder& order);
 // CTA per slot; otherwise grid.order.
 LaunchOrderSpec launch_order_spec(const plan::TileProgram& program);
 
+// A tile's place in the grid: its plane (linear index over the leading dims), its row and
+// column (the last two dims). Tile id = (plane * rows + row) * cols + col.
+struct TileCoord {
+  std::int64_t plane = 0, row = 0, col = 0;
+};
+
 class TileLaunchOrder {
  public:
   virtual ~TileLaunchOrder() = default;
   virtual std::string name() const = 0;
   // Launch position -> tile id, every tile exactly once.
   virtual std::vector<std::int64_t> sequence(const plan::TileGrid& grid) const = 0;
+  // The tiles at launch positions [first, first + count) (within the grid), without building
+  // the whole sequence: the cache model looks at a few waves of grids of thousands of tiles.
+  // The default builds sequence() on every call; closed_form() says whether it is overridden.
+  virtual void coordinates(const plan::TileGrid& grid, std::int64_t first, std::int64_t count, TileCoord* out) const;
+  virtual bool closed_form() const { return false; }
   // CTAs resident at once when the kernel fixes them (persistent); 0: as many as fit.
   virtual std::int64_t resident_ctas() const { return 0; }
 };
@@ -53,12 +64,16 @@ class RowMajorOrder final : public TileLaunchOrder {
  public:
   std::string name() const override { return "row_major"; }
   std::vector<std::int64_t> sequence(const plan::TileGrid& grid) const override;
+  void coordinates(const plan::TileGrid& grid, std::int64_t first, std::int64_t count, TileCoord* out) const override;
+  bool closed_form() const override { return true; }
 };
 
 class ColumnMajorOrder final : public TileLaunchOrder {
  public:
   std::string name() const override { return "column_major"; }
   std::vector<std::int64_t> sequence(const plan::TileGrid& grid) const override;
+  void coordinates(const plan::TileGrid& grid, std::int64_t first, std::int64_t count, TileCoord* out) const override;
+  bool closed_form() const override { return true; }
 };
 
 // Triton's matmul tutorial: panels of group_m rows walked column by column.
@@ -67,6 +82,8 @@ class GroupedOrder final : public TileLaunchOrder {
   explicit GroupedOrder(std::int64_t group_m) : group_m_(group_m < 1 ? 1 : group_m) {}
   std::string name() const override { return "grouped(" + std::to_string(group_m_) + ")"; }
   std::vector<std::int64_t> sequence(const plan::TileGrid& grid) const override;
+  void coordinates(const plan::TileGrid& grid, std::int64_t first, std::int64_t count, TileCoord* out) const override;
+  bool closed_form() const override { return true; }
 
  private:
   std::int64_t group_m_;
@@ -88,6 +105,8 @@ class PersistentOrder final : public TileLaunchOrder {
     return raster_ == plan::Raster::kM ? "persistent(raster m)" : "persistent(raster n)";
   }
   std::vector<std::int64_t> sequence(const plan::TileGrid& grid) const override;
+  void coordinates(const plan::TileGrid& grid, std::int64_t first, std::int64_t count, TileCoord* out) const override;
+  bool closed_form() const override { return true; }
   std::int64_t resident_ctas() const override { return ctas_; }
 
  private:
@@ -103,6 +122,7 @@ struct Planes {
   std::int64_t count = 1, rows = 1, cols = 1;
 };
 Planes planes(const plan::TileGrid& grid);
+TileCoord coord_of(const Planes& p, std::int64_t tile);
 
 // Applies a 2-D order, pid -> (row, col) within a plane, to every plane in turn.
 template <class PlaneOrder>

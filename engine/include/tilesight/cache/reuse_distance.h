@@ -21,10 +21,16 @@
 // already); divided by the block's bytes it is D_T in tile units.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
+#include "tilesight/cache/launch_order.h"
 #include "tilesight/plan/tile_program.h"
 
 namespace tilesight::cache {
@@ -42,6 +48,10 @@ class ReuseKeys {
     for (const Dim& d : kept_) key += (tile / d.stride) % d.extent * d.scale;
     return key;
   }
+  // The same from the tile's coordinates (launch_order.h): linear in row and column.
+  std::int64_t of_coord(const TileCoord& t) const {
+    return (t.plane == 0 ? 0 : of_tile(t.plane * plane_tiles_)) + t.row * row_step_ + t.col * col_step_;
+  }
 
  private:
   struct Dim {
@@ -49,6 +59,7 @@ class ReuseKeys {
   };
   std::vector<Dim> kept_;
   std::int64_t count_ = 1;
+  std::int64_t plane_tiles_ = 1, row_step_ = 0, col_step_ = 0;  // of_coord's
 };
 
 // Inter-SM skew (§5.3): iteration times vary by `per_iteration` iterations (standard
@@ -82,6 +93,80 @@ struct WaveSample {
 // evenly spread, each standing for the waves nearest to it; the tail wave always on its own.
 std::vector<WaveSample> sample_waves(std::int64_t tiles, std::int64_t slots, std::int64_t max_waves);
 
+// Distinct bytes over a window of g iterations: fp(g) = sum r * min(gap, g). Gaps are kept in
+// quarter-octave bins (a sort-free histogram: the footprint is smooth in g), so adding is O(1)
+// and a query is O(1) after finish(). Accesses never reused (stores) add to every window.
+class WaveFootprint {
+ public:
+  static constexpr int kBinsPerOctave = 4;
+  static constexpr int kLowestOctave = -16;  // 2^-16 iterations: far below one request slot
+  static constexpr int kOctaves = 48;
+  static constexpr std::size_t kBins = static_cast<std::size_t>(kBinsPerOctave * kOctaves) + 1;  // + never reused
+
+  void clear();
+  void add(double gap, double bytes_per_iteration) { add(bin(gap), gap, bytes_per_iteration); }
+  void add(std::size_t bin, double gap, double bytes_per_iteration) {  // bin = bin(gap)
+    rate_[bin] += bytes_per_iteration;
+    if (bin + 1 < kBins) gap_rate_[bin] += gap * bytes_per_iteration;
+  }
+  static std::size_t bin(double gap) {
+    double within = 0;
+    return locate(gap, within);
+  }
+  // The bin of a gap and where it sits inside (0..1); gaps past the top share the last
+  // finite bin, an infinite gap is "never reused" (within unchanged).
+  static std::size_t locate(double gap, double& within);
+  void add_unreused(double bytes_per_iteration) { unreused_rate_ += bytes_per_iteration; }
+  void finish();  // after the last add, before bytes()
+  // Replaces this footprint by all[own] plus `share` of every other one of `all` (before
+  // finish()): a group's near cache sees its own stream and a share of the others'.
+  void mix(const std::vector<WaveFootprint>& all, std::size_t own, double share);
+  double bytes(double window) const;
+  // The same with the window's locate() already known.
+  double bytes(double window, std::size_t bin, double within) const {
+    if (!(window > 0)) return 0;
+    if (std::isinf(window)) return kNever;
+    // Bins below the window's count their gaps, bins above count the window; the window's own
+    // bin is split by where the window sits in it.
+    const double own = within * gap_rate_[bin] + (1 - within) * window * rate_[bin];
+    return below_[bin] + own + window * (above_[bin + 1] + unreused_rate_);
+  }
+  // After finish(), windows that bound bytes() for a level of bytes (SDCM's sure-hit and
+  // sure-miss distances): every window below sure_below(b) gives bytes() <= b, every window
+  // from sure_from(b) on gives bytes() >= b. Conservative: a window between may go either way.
+  double sure_below(double limit) const;
+  double sure_from(double limit) const;
+
+ private:
+  std::array<double, kBins> rate_{}, gap_rate_{};      // per bin: sum r, sum r * gap
+  std::array<double, kBins + 1> below_{}, above_{};    // after finish(): sum r * gap below bin b, sum r from b on
+  double unreused_rate_ = 0;
+};
+
+// The lowest window of bin b (bins below 4 also hold every window under 2^-16, and bins 188
+// and up every window past 2^32).
+inline double bin_start(std::size_t b) {  // 2^(b / 4 - 16) * (1 + (b % 4) / 4), from its bits
+  const auto exponent = static_cast<std::uint64_t>(static_cast<int>(b) / WaveFootprint::kBinsPerOctave +
+                                                   WaveFootprint::kLowestOctave + 1023);
+  return std::bit_cast<double>(exponent << 52 | static_cast<std::uint64_t>(b % WaveFootprint::kBinsPerOctave) << 50);
+}
+
+inline std::size_t WaveFootprint::locate(double gap, double& within) {
+  if (std::isinf(gap)) return kBins - 1;
+  // gap = m * 2^e with m in [1, 2), read off the IEEE-754 bits (gap > 0, normal).
+  const auto bits = std::bit_cast<std::uint64_t>(std::max(gap, 1e-300));
+  const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  const double m = std::bit_cast<double>((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+  const double sub = (m - 1) * kBinsPerOctave;
+  const int octave = std::clamp(e - kLowestOctave, 0, kOctaves - 1);
+  // at >= 0, so its integer part is floor(at).
+  const double at = std::min(octave * kBinsPerOctave + std::min(sub, kBinsPerOctave - 1e-9),
+                             static_cast<double>(kBins - 2) + 0.999999);
+  const auto b = static_cast<std::size_t>(at);
+  within = at - static_cast<double>(b);
+  return b;
+}
+
 // One access of a sampled wave: the tile at launch position `pos` touching its block of
 // access `access`.
 struct StreamAccess {
@@ -90,26 +175,8 @@ struct StreamAccess {
   std::int32_t group = 0;
   double gap_same = kNever;   // iterations since the same block was touched by this group
   double gap_other = kNever;  // ... by any other group
-};
-
-// Distinct bytes over a window of g iterations: fp(g) = sum r * min(gap, g). Gaps are kept in
-// quarter-octave bins (a sort-free histogram: the footprint is smooth in g), so adding is O(1)
-// and a query is O(1) after finish(). Accesses never reused (stores) add to every window.
-class WaveFootprint {
- public:
-  WaveFootprint();
-  void clear();
-  void add(double gap, double bytes_per_iteration) { add(bin(gap), gap, bytes_per_iteration); }
-  void add(std::size_t bin, double gap, double bytes_per_iteration);  // bin = bin(gap)
-  static std::size_t bin(double gap);
-  void add_unreused(double bytes_per_iteration) { unreused_rate_ += bytes_per_iteration; }
-  void finish();  // after the last add, before bytes()
-  double bytes(double window) const;
-
- private:
-  std::vector<double> rate_, gap_rate_;  // per bin: sum r, sum r * gap
-  std::vector<double> below_, above_;    // after finish(): sum r * gap below bin b, sum r from b on
-  double unreused_rate_ = 0;
+  double within_same = 0;     // WaveFootprint::locate(gap_same)
+  std::size_t bin_same = WaveFootprint::kBins - 1;
 };
 
 // One sampled wave of one k-slice: its accesses in phase order and its footprints, one per
@@ -132,34 +199,81 @@ struct StreamInput {
   double unreused_bytes_per_iteration = 0;
 };
 
+// The tiles the stream launches: a launch order over a grid, asked a wave at a time
+// (TileLaunchOrder::coordinates), or a whole sequence of tile ids.
+struct TileSequence {
+  const std::vector<std::int64_t>* ids = nullptr;  // launch position -> tile id
+  const TileLaunchOrder* order = nullptr;          // when ids is null, with grid
+  const plan::TileGrid* grid = nullptr;
+  std::int64_t size() const {
+    if (ids) return static_cast<std::int64_t>(ids->size());
+    const detail::Planes p = detail::planes(*grid);
+    return p.count * p.rows * p.cols;
+  }
+};
+
 // Walks the stream at iteration k_fraction * steps of every tile (k_fraction in [0, 1)) over
-// the sampled waves, handing each sampled wave to `visit` (the wave is reused afterwards).
+// the sampled waves, handing each sampled wave to `visit` (the wave is reused afterwards). The
+// overload with a walker reuses its buffers (StreamWalker::of_this_thread, the cache model's).
+template <class Visit>
+void walk_stream(const TileSequence& tiles, const StreamInput& input, const StreamShape& shape, double k_fraction,
+                 const std::vector<WaveSample>& waves, Visit&& visit);
 template <class Visit>
 void walk_stream(const std::vector<std::int64_t>& order, const StreamInput& input, const StreamShape& shape,
-                 double k_fraction, const std::vector<WaveSample>& waves, Visit&& visit);
+                 double k_fraction, const std::vector<WaveSample>& waves, Visit&& visit) {
+  walk_stream(TileSequence{.ids = &order}, input, shape, k_fraction, waves, std::forward<Visit>(visit));
+}
 
 namespace detail {
 class StreamWalker {
  public:
-  StreamWalker(const std::vector<std::int64_t>& order, const StreamInput& input, const StreamShape& shape,
-               double k_fraction);
+  StreamWalker() = default;
+  StreamWalker(const TileSequence& tiles, const StreamInput& input, const StreamShape& shape, double k_fraction) {
+    start(tiles, input, shape, k_fraction);
+  }
+  // A new walk (the buffers, and the phases of recent waves, are kept).
+  void start(const TileSequence& tiles, const StreamInput& input, const StreamShape& shape, double k_fraction);
   void warm(std::int64_t wave);  // the wave before a sample: only its last touches matter
   const WaveStream& replay(std::int64_t wave, std::int32_t sample);
+  static StreamWalker& of_this_thread();  // one walker per thread, for the cache model's walks
 
  private:
-  const std::vector<std::int64_t>& order_;
-  const StreamInput& input_;
+  // The phases of one wave: they depend on the stream's timing only, not on its tiles, so
+  // walks of other grids and orders with the same timing reuse them.
+  struct Phases {
+    std::int64_t slots = 0, steps = 0, wave = -1, count = 0;
+    double skew = 0, k = 0;
+    std::vector<float> phase;          // per slot: iterations after the wave's start
+    std::vector<std::uint64_t> order;  // sort keys (ordered phase bits, slot), sorted; empty: not yet
+  };
+  std::int64_t load(std::int64_t wave, bool sorted);  // keys_, phase_ and phases_ of a wave; its size
+  const Phases& phases_of(std::int64_t wave, std::int64_t count, bool sorted);
+  template <std::size_t kGroups>
+  void touch_all(double start, std::int64_t first);
+  void sort_phases(Phases& p);
+
+  TileSequence tiles_;
+  const StreamInput* input_ = nullptr;
   StreamShape shape_;
-  double k_ = 0;
-  std::vector<std::vector<double>> last_;  // [access][group * keys + key]: phase of the last touch
+  double k_ = 0, min_gap_ = 0;
+  std::vector<std::vector<double>> last_;  // [access][key * groups + group]: phase of the last touch
+  std::size_t stride_ = 1;                 // slots of a loaded wave
+  std::vector<std::int64_t> keys_;         // [access * stride_ + slot] of the loaded wave
+  std::vector<TileCoord> coords_;          // of the loaded wave
+  const Phases* loaded_ = nullptr;         // the loaded wave's phases
+  std::vector<Phases> recent_;             // phases of recent waves, replaced round robin
+  std::size_t next_recent_ = 0;
+  std::vector<WaveFootprint> own_;         // per group: its own stream only (mixed into wave_'s)
+  std::vector<std::uint64_t> sorted_;      // sort_phases()'s buffers
+  std::vector<std::uint32_t> starts_;
   WaveStream wave_;
 };
 }  // namespace detail
 
 template <class Visit>
-void walk_stream(const std::vector<std::int64_t>& order, const StreamInput& input, const StreamShape& shape,
-                 double k_fraction, const std::vector<WaveSample>& waves, Visit&& visit) {
-  detail::StreamWalker walker(order, input, shape, k_fraction);
+void walk_stream(detail::StreamWalker& walker, const TileSequence& tiles, const StreamInput& input,
+                 const StreamShape& shape, double k_fraction, const std::vector<WaveSample>& waves, Visit&& visit) {
+  walker.start(tiles, input, shape, k_fraction);
   std::int64_t replayed = -1;
   for (std::size_t i = 0; i < waves.size(); ++i) {
     const std::int64_t w = waves[i].wave;
@@ -167,6 +281,13 @@ void walk_stream(const std::vector<std::int64_t>& order, const StreamInput& inpu
     visit(walker.replay(w, static_cast<std::int32_t>(i)));
     replayed = w;
   }
+}
+
+template <class Visit>
+void walk_stream(const TileSequence& tiles, const StreamInput& input, const StreamShape& shape, double k_fraction,
+                 const std::vector<WaveSample>& waves, Visit&& visit) {
+  detail::StreamWalker walker;
+  walk_stream(walker, tiles, input, shape, k_fraction, waves, std::forward<Visit>(visit));
 }
 
 }  // namespace tilesight::cache

@@ -38,6 +38,9 @@ struct SdcmOptions {
   std::int64_t max_waves = 2;                    // full waves evaluated (0: all); see sample_waves
   bool tile_maps = true;                         // fill CacheTraffic::tile_maps
   bool exact = false;                            // eq. 7 instead of eqs. 8-10 (slow)
+  // Reuse this thread's last few analyses of the same inputs (exact; not with tile_maps): a
+  // tile-config search varies stages and warps, which the cache model does not see.
+  bool memo = true;
 };
 
 class SdcmCacheModel final : public CacheModel {

@@ -1,0 +1,155 @@
+#include "sdcm_tally.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace tilesight::cache::detail {
+
+namespace {
+
+void add_position(Tally& t, std::size_t i, const Outcome& o, bool l15, double bytes) {
+  t.l2_hits[i] += bytes * (l15 ? o.far_hit : o.near_hit + o.far_hit);
+  t.l2_lookups[i] += bytes * (l15 ? o.far_lookup : 1 + o.far_lookup);
+  t.near_hits[i] += bytes * o.near_hit;
+  t.near_lookups[i] += bytes;
+  t.distance[i] += o.near_distance;
+  t.count[i] += 1;
+}
+
+struct PerAccess {  // what every access of one stream access index shares
+  std::size_t plan;
+  double tile_bytes, req;
+  const BlockLevels* levels;
+  std::vector<SureGaps> sure;  // per group
+};
+
+// The sums over a wave's accesses; `outcome` is the cascade of the profile's levels.
+template <class Cascade>
+void tally_accesses(const WaveStream& wave, const TallyContext& c, Tally& t, const std::vector<PerAccess>& per,
+                    Cascade&& outcome) {
+  const bool maps = !t.count.empty();
+  for (const StreamAccess& sa : wave.accesses) {
+    const PerAccess& pa = per[static_cast<std::size_t>(sa.access)];
+    const double req = pa.req;
+    const Outcome o = pa.levels->block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, pa);
+    auto& sums = t.access[pa.plan];
+    sums.near_lookups += req;
+    sums.near_hits += req * o.near_hit;
+    sums.far_lookups += req * o.far_lookup;
+    sums.far_hits += req * o.far_hit;
+    sums.dram += req * std::max(0.0, 1 - o.near_hit - o.far_hit);
+    if (!maps) continue;
+    const auto pos = static_cast<std::size_t>(t.offset[static_cast<std::size_t>(wave.sample)] + sa.pos % t.slots);
+    add_position(t, pos * c.plans.size() + pa.plan, o, c.levels.l15, pa.tile_bytes);
+  }
+}
+
+}  // namespace
+
+void tally_wave(const WaveStream& wave, const TallyContext& c, Tally& t) {
+  const double wave_weight = c.waves[static_cast<std::size_t>(wave.sample)].weight;
+  std::vector<PerAccess> per(c.streamed.size());
+  for (std::size_t s = 0; s < per.size(); ++s) {
+    const AccessPlan& ap = c.plans[c.streamed[s]];
+    const double tile_bytes = ap.block_bytes * ap.executions * c.weight;
+    per[s] = {.plan = c.streamed[s], .tile_bytes = tile_bytes, .req = tile_bytes * wave_weight, .levels = &c.blocks[s],
+              .sure = {}};
+  }
+  if (c.levels.l15) {
+    tally_accesses(wave, c, t, per, [&](const StreamAccess& sa, const PerAccess& pa) {
+      return l15_cascade(wave, sa, *pa.levels);
+    });
+    return;
+  }
+  const auto groups = static_cast<std::int32_t>(c.levels.groups);
+  for (PerAccess& pa : per)
+    for (std::int32_t g = 0; g < groups; ++g) pa.sure.push_back(sure_gaps(wave.near(g), *pa.levels));
+  const double home = 1.0 / static_cast<double>(groups);
+  const bool distance = !t.count.empty();
+  if (groups == 2)
+    tally_accesses(wave, c, t, per, [&](const StreamAccess& sa, const PerAccess& pa) {
+      return partition_cascade<2>(wave, sa, *pa.levels, 2, home, pa.sure.data(), distance);
+    });
+  else
+    tally_accesses(wave, c, t, per, [&](const StreamAccess& sa, const PerAccess& pa) {
+      return partition_cascade(wave, sa, *pa.levels, groups, home, pa.sure.data(), distance);
+    });
+}
+
+Tally empty_tally(std::size_t accesses, const std::vector<WaveSample>& waves, std::int64_t slots, std::int64_t tiles,
+                  bool maps) {
+  Tally t;
+  t.access.resize(accesses);
+  t.slots = slots;
+  if (!maps) return t;
+  std::int64_t positions = 0;
+  for (const auto& w : waves) {
+    t.offset.push_back(positions);
+    positions += std::min(slots, tiles - w.wave * slots);
+  }
+  for (auto* v : {&t.l2_hits, &t.l2_lookups, &t.near_hits, &t.near_lookups, &t.distance, &t.count})
+    v->assign(static_cast<std::size_t>(positions) * accesses, 0.0);
+  return t;
+}
+
+namespace {
+
+// Launch position -> sampled position standing for it: the same slot of the sampled wave
+// nearest to its own.
+std::vector<std::size_t> stand_ins(std::int64_t tiles, const std::vector<WaveSample>& waves, const Tally& t) {
+  std::vector<std::size_t> stand_in(static_cast<std::size_t>(tiles));
+  std::size_t sample = 0;
+  for (std::int64_t pos = 0; pos < tiles; ++pos) {
+    const std::int64_t w = pos / t.slots;
+    while (sample + 1 < waves.size() && std::abs(waves[sample + 1].wave - w) <= std::abs(waves[sample].wave - w))
+      ++sample;
+    const std::int64_t in_wave = std::min(tiles, (waves[sample].wave + 1) * t.slots) - waves[sample].wave * t.slots;
+    const std::int64_t slot = std::min(pos % t.slots, in_wave - 1);
+    stand_in[static_cast<std::size_t>(pos)] = static_cast<std::size_t>(t.offset[sample] + slot);
+  }
+  return stand_in;
+}
+
+// Per-tile hit rates (the GUI heatmap) for one tensor ("" = all) at one level.
+TileHitMap tile_map(const Tally& t, const std::vector<AccessPlan>& plans, const std::vector<std::int64_t>& order,
+                    const std::vector<std::size_t>& stand_in, const std::string& tensor, bool l15) {
+  const std::size_t tiles = order.size(), n = plans.size();
+  TileHitMap m{.tensor = tensor, .level = l15 ? "l15" : "l2", .hit_rate = std::vector<double>(tiles, 0.0),
+               .reuse_distance = std::vector<double>(tiles, 0.0)};
+  std::vector<bool> in(n);
+  for (std::size_t a = 0; a < n; ++a) in[a] = tensor.empty() || (plans[a].access->tensor == tensor && !plans[a].access->write);
+  for (std::size_t pos = 0; pos < tiles; ++pos) {
+    double hits = 0, lookups = 0, dist = 0, count = 0;
+    for (std::size_t a = 0; a < n; ++a) {
+      if (!in[a]) continue;
+      if (plans[a].access->write) {  // every store is a hit (write-back)
+        hits += plans[a].block_bytes * plans[a].executions;
+        lookups += plans[a].block_bytes * plans[a].executions;
+        continue;
+      }
+      const std::size_t i = stand_in[pos] * n + a;
+      hits += l15 ? t.near_hits[i] : t.l2_hits[i];
+      lookups += l15 ? t.near_lookups[i] : t.l2_lookups[i];
+      dist += t.distance[i];
+      count += t.count[i];
+    }
+    const auto tile = static_cast<std::size_t>(order[pos]);
+    m.hit_rate[tile] = lookups > 0 ? hits / lookups : 0;
+    m.reuse_distance[tile] = count > 0 ? dist / count : 0;
+  }
+  return m;
+}
+
+}  // namespace
+
+void add_maps(CacheTraffic& traffic, const Tally& t, const std::vector<AccessPlan>& plans,
+              const std::vector<std::int64_t>& seq, const std::vector<WaveSample>& waves, bool l15) {
+  const auto stand_in = stand_ins(static_cast<std::int64_t>(seq.size()), waves, t);
+  traffic.tile_maps.push_back(tile_map(t, plans, seq, stand_in, "", false));
+  for (const auto& ap : plans)
+    if (!ap.access->write) traffic.tile_maps.push_back(tile_map(t, plans, seq, stand_in, ap.access->tensor, false));
+  if (l15) traffic.tile_maps.push_back(tile_map(t, plans, seq, stand_in, "", true));
+}
+
+}  // namespace tilesight::cache::detail

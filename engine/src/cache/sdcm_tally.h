@@ -1,0 +1,53 @@
+// The cache model's bookkeeping (private to sdcm_cache_model.cpp): each sampled access's
+// cascade outcome summed per access of the program, and per sampled position for the maps.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cascade.h"
+#include "tilesight/cache/cache_model.h"
+#include "tilesight/cache/reuse_distance.h"
+
+namespace tilesight::cache::detail {
+
+// One tensor access of the program as the stream sees it.
+struct AccessPlan {
+  const plan::TensorAccess* access = nullptr;
+  ReuseKeys keys;
+  double block_bytes = 0;    // one block (one execution) inside the tensor
+  double request_bytes = 0;  // what the tile's loads ask for: the whole tile shape
+  double executions = 1;     // per tile
+  double unique_bytes = 0;   // distinct bytes over the whole grid
+};
+
+// Hits and lookups per access (whole kernel) and, for the maps, per sampled position.
+struct Tally {
+  struct Sums {
+    double near_lookups = 0, near_hits = 0, far_lookups = 0, far_hits = 0, dram = 0;
+  };
+  std::vector<Sums> access;
+  // Per-position sums, [position * accesses + access] with the positions of the sampled waves
+  // one after another (offset[sample] + slot); empty when no maps are drawn.
+  std::vector<std::int64_t> offset;
+  std::int64_t slots = 1;
+  std::vector<double> l2_hits, l2_lookups, near_hits, near_lookups, distance, count;
+};
+
+struct TallyContext {
+  const std::vector<AccessPlan>& plans;
+  const std::vector<std::size_t>& streamed;  // stream access index -> plan index
+  const std::vector<BlockLevels>& blocks;    // per stream access
+  const Levels& levels;
+  const std::vector<WaveSample>& waves;
+  double weight;  // share of the reduction axis one k-slice stands for
+};
+
+Tally empty_tally(std::size_t accesses, const std::vector<WaveSample>& waves, std::int64_t slots, std::int64_t tiles,
+                  bool maps);
+void tally_wave(const WaveStream& wave, const TallyContext& c, Tally& t);
+// Per-tile hit-rate maps (the GUI's heatmaps): all tensors, each read tensor, and L1.5.
+void add_maps(CacheTraffic& traffic, const Tally& t, const std::vector<AccessPlan>& plans,
+              const std::vector<std::int64_t>& seq, const std::vector<WaveSample>& waves, bool l15);
+
+}  // namespace tilesight::cache::detail

@@ -1,0 +1,249 @@
+// The concurrent stream of reuse_distance.h: a wave's tiles touch their blocks in phase order,
+// each touch's reuse gaps read off the last touch of its block by every SM group.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+
+#include "tilesight/cache/reuse_distance.h"
+
+namespace tilesight::cache {
+
+namespace {
+
+// The spread of a wave's start times (iterations): the slots' drift after w tiles (SkewModel),
+// at least one iteration, at most one tile.
+double wave_width(std::int64_t w, const StreamShape& s) {
+  const double steps = static_cast<double>(s.steps), drift = s.skew.per_iteration;
+  return std::clamp(drift * std::sqrt(12.0 * static_cast<double>(w) * steps), 1.0, std::max(1.0, steps));
+}
+
+// A deterministic standard normal per launch position: a hash of the position picks one of
+// 1024 evenly spaced normal quantiles (Acklam's approximation of the inverse CDF), so the
+// drift of a tile is reproducible and costs a table lookup; no global random state.
+double inverse_normal(double u) {
+  static constexpr double a[] = {-39.69683028665376, 220.9460984245205, -275.9285104469687,
+                                 138.3577518672690, -30.66479806614716, 2.506628277459239};
+  static constexpr double b[] = {-54.47609879822406, 161.5858368580409, -155.6989798598866,
+                                 66.80131188771972, -13.28068155288572};
+  static constexpr double c[] = {-0.007784894002430293, -0.3223964580411365, -2.400758277161838,
+                                 -2.549732539343734, 4.374664141464968, 2.938163982698783};
+  static constexpr double d[] = {0.007784695709041462, 0.3224671290700398, 2.445134137142996,
+                                 3.754408661907416};
+  const double lo = std::min(u, 1 - u);
+  if (lo < 0.02425) {
+    const double q = std::sqrt(-2 * std::log(lo));
+    const double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                     ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    return u > 0.5 ? -x : x;
+  }
+  const double q = u - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+double normal_of(std::int64_t pos) {
+  static const std::array<double, 1024> quantiles = [] {
+    std::array<double, 1024> q{};
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] = inverse_normal((static_cast<double>(i) + 0.5) / 1024.0);
+    return q;
+  }();
+  std::uint64_t z = static_cast<std::uint64_t>(pos) + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return quantiles[(z ^ (z >> 31)) & 1023];
+}
+
+// Orders phases as unsigned integers do (sign flipped, negatives mirrored), with the slot in
+// the low bits: sorting the keys sorts the tiles by phase.
+std::uint64_t phase_key(float phase, std::size_t slot) {
+  const auto u = std::bit_cast<std::uint32_t>(phase);
+  const std::uint32_t ordered = (u & 0x80000000U) ? ~u : (u | 0x80000000U);
+  return (static_cast<std::uint64_t>(ordered) << 32) | slot;
+}
+
+}  // namespace
+
+namespace detail {
+
+StreamWalker& StreamWalker::of_this_thread() {
+  thread_local StreamWalker walker;
+  return walker;
+}
+
+void StreamWalker::start(const TileSequence& tiles, const StreamInput& input, const StreamShape& shape,
+                         double k_fraction) {
+  tiles_ = tiles;
+  input_ = &input;
+  shape_ = shape;
+  shape_.slots = std::max<std::int64_t>(1, shape_.slots);
+  shape_.groups = std::max<std::int64_t>(1, shape_.groups);
+  if (shape_.group_of_slot.empty())
+    for (std::int64_t s = 0; s < shape_.slots; ++s) shape_.group_of_slot.push_back(static_cast<std::int32_t>(s % shape_.groups));
+  k_ = k_fraction * static_cast<double>(shape_.steps);
+  min_gap_ = 1.0 / static_cast<double>(shape_.slots);  // one request slot of an iteration
+  last_.resize(input.keys.size());
+  for (std::size_t a = 0; a < input.keys.size(); ++a)
+    last_[a].assign(static_cast<std::size_t>(shape_.groups * input.keys[a]->count()), -kNever);
+  stride_ = static_cast<std::size_t>(std::min(shape_.slots, std::max<std::int64_t>(1, tiles_.size())));
+  keys_.resize(input.keys.size() * stride_);
+  wave_.footprints.resize(static_cast<std::size_t>(shape_.groups + (shape_.whole_stream ? 1 : 0)));
+  own_.resize(static_cast<std::size_t>(shape_.groups));
+  loaded_ = nullptr;
+  constexpr std::size_t kRecentWaves = 8;
+  recent_.resize(kRecentWaves);
+}
+
+// The phases of wave w (iterations after the wave's start): start times rising with launch
+// position, plus each tile's own drift within the tile (random walk of sd per_iteration *
+// sqrt(k)). Sorted: `order` holds the tiles in the order they touch.
+const StreamWalker::Phases& StreamWalker::phases_of(std::int64_t w, std::int64_t count, bool sorted) {
+  const std::int64_t slots = shape_.slots, first = w * slots;
+  const double drift = shape_.skew.per_iteration * std::sqrt(k_);
+  for (Phases& p : recent_)
+    if (p.wave == w && p.count == count && p.slots == slots && p.steps == shape_.steps &&
+        p.skew == shape_.skew.per_iteration && p.k == k_) {
+      if (sorted && p.order.empty() && count > 0) sort_phases(p);
+      return p;
+    }
+  Phases& p = recent_[next_recent_];
+  next_recent_ = (next_recent_ + 1) % recent_.size();
+  p = {.slots = slots, .steps = shape_.steps, .wave = w, .count = count, .skew = shape_.skew.per_iteration, .k = k_,
+       .phase = std::move(p.phase), .order = std::move(p.order)};
+  const auto n = static_cast<std::size_t>(count);
+  const double width = wave_width(w, shape_), start = static_cast<double>(w) * static_cast<double>(shape_.steps);
+  p.phase.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double phase = (start + width * (static_cast<double>(i) + 0.5) / static_cast<double>(slots)) - start;
+    if (drift > 0) phase += drift * normal_of(first + static_cast<std::int64_t>(i));
+    p.phase[i] = static_cast<float>(phase);
+  }
+  p.order.clear();
+  if (sorted) sort_phases(p);
+  return p;
+}
+
+// The keys of every tile of wave w, and its phases; the wave's size.
+std::int64_t StreamWalker::load(std::int64_t w, bool sorted) {
+  const std::int64_t first = w * shape_.slots;
+  const std::int64_t count = std::min(tiles_.size(), first + shape_.slots) - first;
+  const auto n = static_cast<std::size_t>(count);
+  const std::size_t accesses = input_->keys.size();
+  if (tiles_.ids) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t a = 0; a < accesses; ++a)
+        keys_[a * stride_ + i] = input_->keys[a]->of_tile((*tiles_.ids)[static_cast<std::size_t>(first) + i]);
+  } else {
+    coords_.resize(n);
+    tiles_.order->coordinates(*tiles_.grid, first, count, coords_.data());
+    for (std::size_t a = 0; a < accesses; ++a)
+      for (std::size_t i = 0; i < n; ++i) keys_[a * stride_ + i] = input_->keys[a]->of_coord(coords_[i]);
+  }
+  loaded_ = &phases_of(w, count, sorted);
+  return count;
+}
+
+// Sorts the tiles by phase as std::sort would sort their keys, in about linear time: the
+// phases spread smoothly over the wave, so with a bucket per tile (monotone in the phase) the
+// buckets hold a tile or two, and one insertion pass by the whole key finishes them (it moves
+// keys only within a bucket). Without drift the phases rise with the slot: no sort needed.
+void StreamWalker::sort_phases(Phases& p) {
+  const std::size_t n = p.phase.size();
+  p.order.resize(n);
+  for (std::size_t i = 0; i < n; ++i) p.order[i] = phase_key(p.phase[i], i);
+  if (!(shape_.skew.per_iteration * std::sqrt(k_) > 0)) return;
+  const auto [lo, hi] = std::minmax_element(p.phase.begin(), p.phase.end());
+  if (n < 16 || !(*hi > *lo)) {
+    std::sort(p.order.begin(), p.order.end());
+    return;
+  }
+  const double low = *lo, scale = static_cast<double>(n - 1) / (static_cast<double>(*hi) - low);
+  const auto bucket = [&](std::size_t slot) {
+    return std::min(n - 1, static_cast<std::size_t>((static_cast<double>(p.phase[slot]) - low) * scale));
+  };
+  starts_.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++starts_[bucket(i) + 1];
+  for (std::size_t b = 0; b < n; ++b) starts_[b + 1] += starts_[b];
+  sorted_.resize(n);
+  for (const std::uint64_t key : p.order) sorted_[starts_[bucket(key & 0xffffffffU)]++] = key;
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::uint64_t key = sorted_[i];
+    std::size_t j = i;
+    for (; j > 0 && sorted_[j - 1] > key; --j) sorted_[j] = sorted_[j - 1];
+    sorted_[j] = key;
+  }
+  p.order.swap(sorted_);
+}
+
+void StreamWalker::warm(std::int64_t w) {
+  const auto n = static_cast<std::size_t>(load(w, false));
+  const double start = static_cast<double>(w) * static_cast<double>(shape_.steps);
+  const auto groups = static_cast<std::size_t>(shape_.groups);
+  const float* phase = loaded_->phase.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto group = static_cast<std::size_t>(shape_.group_of_slot[i]);
+    for (std::size_t a = 0; a < input_->keys.size(); ++a) {
+      double& last = last_[a][static_cast<std::size_t>(keys_[a * stride_ + i]) * groups + group];
+      last = std::max(last, start + static_cast<double>(phase[i]));  // unsorted: keep the latest
+    }
+  }
+}
+
+// The loaded wave's tiles touch their blocks in phase order: each touch's gaps since every
+// group's last touch of the block, and its rate into its own group's footprint and the whole
+// stream's (replay() mixes the groups' near footprints). It runs for every access of every
+// sampled wave: everything it reads is hoisted into locals, and the group count is a template
+// argument for the common case (0: any).
+template <std::size_t kGroups>
+void StreamWalker::touch_all(double start, std::int64_t first) {
+  const std::size_t accesses = input_->keys.size(), groups = kGroups ? kGroups : static_cast<std::size_t>(shape_.groups);
+  const double unreused = input_->unreused_bytes_per_iteration, min_gap = min_gap_;
+  WaveFootprint* whole = shape_.whole_stream ? &wave_.footprints.back() : nullptr;
+  const std::int32_t* group_of = shape_.group_of_slot.data();
+  const double* rates = input_->bytes_per_iteration.data();
+  const float* phase_in_wave = loaded_->phase.data();
+  WaveFootprint* own_fp = own_.data();
+  wave_.accesses.resize(loaded_->order.size() * accesses);
+  StreamAccess* out = wave_.accesses.data();
+  for (const std::uint64_t order_key : loaded_->order) {
+    const auto slot = static_cast<std::size_t>(order_key & 0xffffffffU);
+    const double phase = start + static_cast<double>(phase_in_wave[slot]);
+    const std::int32_t group = group_of[slot];
+    const auto own = static_cast<std::size_t>(group);
+    own_fp[own].add_unreused(unreused);
+    if (whole) whole->add_unreused(unreused);
+    for (std::size_t a = 0; a < accesses; ++a, ++out) {
+      double* last = last_[a].data() + static_cast<std::size_t>(keys_[a * stride_ + slot]) * groups;
+      double gap_same = kNever, gap_other = kNever;
+      for (std::size_t g = 0; g < groups; ++g) {
+        const double gap = std::max(min_gap, phase - last[g]);
+        if (g == own) gap_same = gap;
+        else gap_other = std::min(gap_other, gap);
+      }
+      last[own] = phase;
+      double within = 0;
+      const std::size_t bin = WaveFootprint::locate(gap_same, within);
+      *out = {.pos = first + static_cast<std::int64_t>(slot), .access = static_cast<std::int32_t>(a), .group = group,
+              .gap_same = gap_same, .gap_other = gap_other, .within_same = within, .bin_same = bin};
+      own_fp[own].add(bin, gap_same, rates[a]);
+      if (whole) whole->add(std::min(gap_same, gap_other), rates[a]);
+    }
+  }
+}
+
+const WaveStream& StreamWalker::replay(std::int64_t w, std::int32_t sample) {
+  load(w, true);
+  wave_.sample = sample;
+  for (auto& fp : own_) fp.clear();
+  if (shape_.whole_stream) wave_.footprints.back().clear();
+  const double start = static_cast<double>(w) * static_cast<double>(shape_.steps);
+  if (shape_.groups == 2) touch_all<2>(start, w * shape_.slots);
+  else touch_all<0>(start, w * shape_.slots);
+  for (std::size_t g = 0; g < own_.size(); ++g) wave_.footprints[g].mix(own_, g, shape_.foreign_share);
+  for (auto& fp : wave_.footprints) fp.finish();
+  return wave_;
+}
+
+}  // namespace detail
+
+}  // namespace tilesight::cache
