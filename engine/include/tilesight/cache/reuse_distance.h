@@ -153,17 +153,17 @@ inline double bin_start(std::size_t b) {  // 2^(b / 4 - 16) * (1 + (b % 4) / 4),
 
 inline std::size_t WaveFootprint::locate(double gap, double& within) {
   if (std::isinf(gap)) return kBins - 1;
-  // gap = m * 2^e with m in [1, 2), read off the IEEE-754 bits (gap > 0, normal).
+  // gap = m * 2^e with m in [1, 2), read off the IEEE-754 bits (gap > 0, normal): the octave
+  // from e, the quarter from m's top two bits, where it sits inside from the rest.
+  constexpr int kQuarterShift = 50;
+  constexpr std::uint64_t kRest = (std::uint64_t{1} << kQuarterShift) - 1;
   const auto bits = std::bit_cast<std::uint64_t>(std::max(gap, 1e-300));
-  const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
-  const double m = std::bit_cast<double>((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
-  const double sub = (m - 1) * kBinsPerOctave;
-  const int octave = std::clamp(e - kLowestOctave, 0, kOctaves - 1);
-  // at >= 0, so its integer part is floor(at).
-  const double at = std::min(octave * kBinsPerOctave + std::min(sub, kBinsPerOctave - 1e-9),
-                             static_cast<double>(kBins - 2) + 0.999999);
-  const auto b = static_cast<std::size_t>(at);
-  within = at - static_cast<double>(b);
+  const int octave = std::clamp(static_cast<int>((bits >> 52) & 0x7ff) - 1023 - kLowestOctave, 0, kOctaves - 1);
+  const auto quarter = static_cast<int>((bits >> kQuarterShift) & 3);
+  within = static_cast<double>(bits & kRest) * (1.0 / static_cast<double>(kRest + 1));
+  if (quarter == kBinsPerOctave - 1) within = std::min(within, 1 - 1e-9);  // short of the next octave
+  const auto b = static_cast<std::size_t>(octave * kBinsPerOctave + quarter);
+  if (b == kBins - 2) within = std::min(within, 0.999999);  // past the top: the last finite bin
   return b;
 }
 
