@@ -298,3 +298,37 @@ TEST_CASE("a persistent kernel pays one fill and one drain", "[gemm][model]") {
   CHECK(coop->latency_us > pingpong->latency_us);
   CHECK(coop->latency_us < plain->latency_us);
 }
+
+TEST_CASE("an operand whose rows are not provably 16-byte aligned loads through registers", "[gemm][model]") {
+  // Triton: 3000 x 5000 x 2048 with B row-major (K x N): N = 5000 is not a multiple of 16, so
+  // B is staged element-wise through registers; A's rows (K = 2048) are aligned.
+  auto p = gemm(3000, 5000, 2048);
+  p.block_m = 128, p.block_n = 64, p.block_k = 32, p.stages = 3, p.warps = 4;
+  CHECK_FALSE(kernels::gemm_a_via_registers(p));
+  CHECK(kernels::gemm_b_via_registers(p));
+  // Shared memory: 3 stages x A (128 x 32 x 2 B = 8192) + one B buffer (32 x 64 x 2 B = 4096)
+  // = 28,672 B, what Triton recorded for this kernel.
+  CHECK(kernels::gemm_smem_bytes(p) == 28672);
+  // Registers: 8192 / 128 = 64 accumulators + 32 + 40 + B's 2048 elements / 128 threads = 16:
+  // 152 (Triton recorded 151).
+  CHECK(kernels::gemm_registers_needed(p) == 152);
+  const auto prog = kernels::lift_gemm(p);
+  CHECK_FALSE(prog.actions[0].via_registers);
+  CHECK(prog.actions[1].via_registers);
+  // The load/store path: B's 2048 elements take 64 warp instructions each of ld.global and
+  // st.shared, each touching 512 B (four 128-B wavefronts): 2 x 64 x 512 = 65,536 B at
+  // 234.24 GB/s = 279.78 ns, where a vectorised copy of its 4096 B would take 17.49 ns.
+  const auto hw = h200_like();
+  const cache::CacheTraffic none;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  CHECK(model::resource_vector(prog.actions[1], hw, rates, none)[Resource::kSmem] ==
+        Approx(279.78e-9).epsilon(1e-4));
+  CHECK(model::resource_vector(prog.actions[0], hw, rates, none)[Resource::kSmem] ==
+        Approx(8192 / 234.24e9));
+  // cuBLAS's TMA kernels need only 16-byte aligned rows: 5000 x 2 B = 10,000 B is.
+  auto tma = p;
+  tma.warps = 12, tma.persistent = true;
+  CHECK_FALSE(kernels::gemm_b_via_registers(tma));
+  tma.N = 5001;
+  CHECK(kernels::gemm_b_via_registers(tma));
+}

@@ -85,11 +85,6 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
   return p;
 }
 
-std::int64_t gemm_smem_bytes(const GemmParams& p) {
-  const auto in = static_cast<std::int64_t>(dtype_bytes(p.dtype));
-  return p.stages * (p.block_m * p.block_k + p.block_k * p.block_n) * in;
-}
-
 // Blocks of 12 or more warps are warp-specialised (DESIGN.md: cuBLAS/CUTLASS run 3 warp
 // groups, one a TMA producer that keeps ~40 registers): the accumulators live in the
 // consumer warps only, and their epilogue goes out through shared memory without a
@@ -106,9 +101,44 @@ std::int64_t consumer_warps(const GemmParams& p) {
 }
 }  // namespace
 
+// An operand whose rows cannot be proved 16-byte aligned cannot be copied with 16-byte vectors
+// (cp.async, TMA), and is loaded element by element through registers into one shared-memory
+// buffer; the pipeline's stages then prefetch only the other operand. What "proved" means
+// depends on the compiler:
+// - Warp-specialised TMA kernels (cuBLAS, CUTLASS: 12 warps or persistent) need 16-byte
+//   aligned strides, which the library checks at run time.
+// - Triton specialises integer arguments divisible by 16 and otherwise assumes nothing, so a
+//   leading dimension that is not a multiple of 16 elements is loaded element-wise (the
+//   recorded shared memory of the corpus's 3000x5000x2048 kernels is stages x A + 1 x B).
+namespace {
+bool rows_via_registers(const GemmParams& p, std::int64_t leading_dim) {
+  if (warp_specialised(p) || p.persistent)
+    return (leading_dim * static_cast<std::int64_t>(dtype_bytes(p.dtype) * 8)) % 128 != 0;
+  return leading_dim % 16 != 0;
+}
+}  // namespace
+
+bool gemm_a_via_registers(const GemmParams& p) { return rows_via_registers(p, p.layout[0] == 't' ? p.M : p.K); }
+bool gemm_b_via_registers(const GemmParams& p) { return rows_via_registers(p, p.layout[1] == 't' ? p.K : p.N); }
+
+std::int64_t gemm_smem_bytes(const GemmParams& p) {
+  const auto in = static_cast<std::int64_t>(dtype_bytes(p.dtype));
+  const std::int64_t a = p.block_m * p.block_k * (gemm_a_via_registers(p) ? 1 : p.stages);
+  const std::int64_t b = p.block_k * p.block_n * (gemm_b_via_registers(p) ? 1 : p.stages);
+  return (a + b) * in;
+}
+
+// Registers: the fp32 accumulators, half as many again for the epilogue's converted copy
+// and addressing, a base of 40; an operand loaded through registers holds one element per
+// register per thread for each of its elements (the Triton kernels of the corpus: 64x128x32
+// with B staged records 168 = 64 + 32 + 40 + 32).
 std::int64_t gemm_registers_needed(const GemmParams& p) {
-  const std::int64_t accumulators = ceil_div(p.block_m * p.block_n, consumer_warps(p) * 32);
-  return accumulators + (warp_specialised(p) ? 0 : accumulators / 2) + kBaseRegisters;
+  const std::int64_t threads = consumer_warps(p) * 32;
+  const std::int64_t accumulators = ceil_div(p.block_m * p.block_n, threads);
+  std::int64_t staged = 0;
+  if (gemm_a_via_registers(p)) staged += p.block_m * p.block_k;
+  if (gemm_b_via_registers(p)) staged += p.block_k * p.block_n;
+  return accumulators + (warp_specialised(p) ? 0 : accumulators / 2) + kBaseRegisters + ceil_div(staged, threads);
 }
 
 std::int64_t gemm_registers_per_thread(const GemmParams& p) {
@@ -181,11 +211,11 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
   const bool tensor_core = p.dtype != DType::kFP32;  // fp32 GEMMs run on CUDA cores (SIMT)
   prog.actions = {
       {.name = "load_a", .op = OpKind::kLoad, .operands = {"A"}, .bytes = a_bytes,
-       .multicast = static_cast<double>(p.cluster_n), .result_level = Placement::kSmem, .loop = "k",
-       .dtype = p.dtype},
+       .multicast = static_cast<double>(p.cluster_n), .via_registers = gemm_a_via_registers(p),
+       .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "load_b", .op = OpKind::kLoad, .operands = {"B"}, .bytes = b_bytes,
-       .multicast = static_cast<double>(p.cluster_m), .result_level = Placement::kSmem, .loop = "k",
-       .dtype = p.dtype},
+       .multicast = static_cast<double>(p.cluster_m), .via_registers = gemm_b_via_registers(p),
+       .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
        .flops = 2.0 * c_tile * static_cast<double>(p.block_k), .bytes = a_bytes + b_bytes,
        .local_bytes = gemm_spill_bytes_per_iteration(p), .deps = {0, 1},

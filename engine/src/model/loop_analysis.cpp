@@ -29,6 +29,7 @@ std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx)
     item.u = resource_vector(a, ctx.hw, ctx.rates, ctx.traffic);
     item.duration = item.u.max();
     item.is_load = a.op == plan::OpKind::kLoad;
+    item.prefetched = item.is_load && loop.stages > 1 && !a.via_registers;
     item.latency = load_latency_s(a, ctx.hw, ctx.traffic);
     items.push_back(std::move(item));
   }
@@ -66,16 +67,16 @@ ActionDag item_dag(const std::vector<BodyItem>& items, const plan::TileProgram& 
 
 // In-order issue of one iteration (eq. 5's sigma): an item starts when the previous item in
 // the order has issued, its producers are done and the pipelines it needs are free. Loads
-// prefetched by the software pipeline are off the chain; without prefetch (stages == 1)
-// they sit on it with their latency.
+// prefetched by the software pipeline are off the chain; without prefetch (stages == 1, or a
+// load staged through registers) they sit on it with their latency.
 double chain_makespan(const std::vector<std::size_t>& order, const std::vector<BodyItem>& items,
-                      const ActionDag& dag, bool loads_on_chain, std::vector<double>* offsets) {
+                      const ActionDag& dag, std::vector<double>* offsets) {
   std::vector<double> end(items.size(), 0.0);
   std::array<double, kResourceCount> free{};
   double issue = 0, makespan = 0;
   for (auto k : order) {
     const auto& it = items[k];
-    if (it.is_load && !loads_on_chain) continue;
+    if (it.prefetched) continue;
     double start = issue;
     for (auto j : dag.preds[k]) start = std::max(start, end[j]);
     for (std::size_t r = 0; r < kResourceCount; ++r)
@@ -92,15 +93,14 @@ double chain_makespan(const std::vector<std::size_t>& order, const std::vector<B
 }
 
 // Longest dependency path through the chain items: no order can beat it.
-double critical_path(const std::vector<BodyItem>& items, const ActionDag& dag, bool loads_on_chain) {
+double critical_path(const std::vector<BodyItem>& items, const ActionDag& dag) {
   std::vector<double> finish(items.size(), -1.0);
   std::function<double(std::size_t)> f = [&](std::size_t k) -> double {
     if (finish[k] >= 0) return finish[k];
     double start = 0;
     for (auto j : dag.preds[k]) start = std::max(start, f(j));
     const auto& it = items[k];
-    const bool on = !it.is_load || loads_on_chain;
-    return finish[k] = start + (on ? it.duration + (it.is_load ? it.latency : 0) : 0);
+    return finish[k] = start + (it.prefetched ? 0 : it.duration + (it.is_load ? it.latency : 0));
   };
   double cp = 0;
   for (std::size_t k = 0; k < items.size(); ++k) cp = std::max(cp, f(k));
@@ -115,7 +115,8 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   out.items = body_items(loop, ctx);
   const ActionDag dag = item_dag(out.items, ctx.program);
   const double inter = static_cast<double>(std::max<std::int64_t>(interleave, 1));
-  const bool loads_on_chain = loop.stages <= 1;
+  bool loads_on_chain = false;  // some load waits in the chain (nothing prefetches it)
+  for (const auto& it : out.items) loads_on_chain |= it.is_load && !it.prefetched;
 
   // Throughput (eq. 4) and the memory-latency floor: R resident tiles keep about
   // R * (stages - 1) iterations of loads in flight (DESIGN.md).
@@ -146,15 +147,15 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
 
   // Best legal order (eq. 5) by branch-and-bound on the in-order chain.
   const double fixed = std::max(other, memory_bound);
-  const double bound = std::max(fixed, critical_path(out.items, dag, loads_on_chain) / inter);
+  const double bound = std::max(fixed, critical_path(out.items, dag) / inter);
   PrefixCost cost = [&](const std::vector<std::size_t>& prefix) {
-    return std::max(fixed, chain_makespan(prefix, out.items, dag, loads_on_chain, nullptr) / inter);
+    return std::max(fixed, chain_makespan(prefix, out.items, dag, nullptr) / inter);
   };
   out.search = best_topological_order(dag, cost, {.max_orders = ctx.max_orders, .lower_bound = bound});
   out.legal_orders = count_topological_orders(dag);
   out.best_order = out.search.order;
   std::vector<double> offsets(out.items.size(), 0.0);
-  out.chain = chain_makespan(out.best_order, out.items, dag, loads_on_chain, &offsets);
+  out.chain = chain_makespan(out.best_order, out.items, dag, &offsets);
   for (std::size_t k = 0; k < out.items.size(); ++k) out.items[k].chain_offset = offsets[k];
   out.last_chain = loads_on_chain ? 0.0 : out.chain;
 

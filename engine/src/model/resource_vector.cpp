@@ -14,6 +14,17 @@ double per_sm_share(double device_bw, double active_sms, double per_sm_cap) {
 
 double seconds(double amount, double rate) { return amount > 0 && rate > 0 ? amount / rate : 0; }
 
+// A load staged through registers moves one element per thread per instruction, but its
+// layout still gives each thread a 16-byte vector of consecutive elements (the layout that
+// vectorised copies would use): one warp instruction touches 32 addresses 16 bytes apart,
+// 512 bytes or four 128-byte wavefronts of the SM's load/store data path, for 32 elements;
+// the st.shared into the tile buffer the same. That path moves 128 bytes a wavefront at the
+// profile's SMEM rate, so it is busy as if 2 x 512 bytes moved per 32 elements.
+double register_staged_lsu_bytes(const plan::TileAction& a) {
+  const double elements = a.bytes / dtype_bytes(a.dtype);
+  return 2.0 * 512.0 * elements / 32.0;
+}
+
 std::string moved_tensor(const plan::TileAction& action) {
   return action.operands.empty() ? std::string() : action.operands.front();
 }
@@ -56,7 +67,7 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       u[Resource::kL2] = seconds(fetched * (1 - l15_share), rates.l2_bytes);
       u[Resource::kDram] = seconds(std::min(a.bytes * dram_share, fetched), rates.dram_bytes);
       if (a.op == OpKind::kLoad && a.result_level == Placement::kSmem)
-        u[Resource::kSmem] = seconds(a.bytes, rates.smem_bytes);
+        u[Resource::kSmem] = seconds(a.via_registers ? register_staged_lsu_bytes(a) : a.bytes, rates.smem_bytes);
       if (a.result_level == Placement::kTmem) u[Resource::kTmem] = seconds(a.bytes, rates.tmem_bytes);
       break;
     }

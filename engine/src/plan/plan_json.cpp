@@ -164,7 +164,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "multicast", "deps", "loop",
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "multicast", "via_registers", "deps", "loop",
                     "dtype", "mma", "result"});
   ActionText text;
   TileAction& a = text.action;
@@ -177,6 +177,7 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.sfu_ops = r.number("sfu_ops", 0, kMaxAmount, 0.0).value_or(0);
   a.local_bytes = r.number("local_bytes", 0, kMaxAmount, 0.0).value_or(0);
   a.multicast = r.number("multicast", 1, 16, 1.0).value_or(1);
+  a.via_registers = r.boolean("via_registers", false).value_or(false);
   if (const json* deps = r.array("deps", false))
     text.dep_names = read_dep_names(*deps, r.field_path("deps"), errors);
   a.loop = r.string("loop", "").value_or("");
@@ -258,6 +259,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
   if (!a.loop.empty()) j["loop"] = a.loop;
   if (a.local_bytes > 0) j["local_bytes"] = amount_json(a.local_bytes);
   if (a.multicast != 1) j["multicast"] = amount_json(a.multicast);
+  if (a.via_registers) j["via_registers"] = true;
   return j;
 }
 

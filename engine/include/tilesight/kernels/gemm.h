@@ -47,6 +47,8 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
 // stages * (A tile + B tile) of shared memory. Registers: the fp32 accumulators spread over
 // the block's threads, half as many again for the epilogue's converted copy, plus a fixed
 // working set (addresses, loop state); past 255 per thread the rest spills.
+bool gemm_a_via_registers(const GemmParams& p);  // leading dimension not a multiple of 16
+bool gemm_b_via_registers(const GemmParams& p);
 std::int64_t gemm_smem_bytes(const GemmParams& p);
 std::int64_t gemm_registers_needed(const GemmParams& p);
 std::int64_t gemm_registers_per_thread(const GemmParams& p);

@@ -38,6 +38,7 @@ struct BodyItem {
   ResourceVector u;                          // per execution, on one SM
   double duration = 0;                       // max_r u_r, or a nested loop's total
   bool is_load = false;
+  bool prefetched = false;                   // a load the software pipeline issues ahead
   double latency = 0;                        // memory latency a load waits for
   double chain_offset = 0;                   // start within the iteration's in-order chain
 };

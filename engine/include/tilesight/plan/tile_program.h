@@ -93,6 +93,9 @@ struct TileAction {
                                           // reloaded per execution (served by L1/L2)
   double multicast = 1;                   // loads: CTAs of a cluster sharing one TMA multicast
                                           // (L2/DRAM carry bytes / multicast; SMEM all of them)
+  bool via_registers = false;             // loads: element-wise ld.global + st.shared through
+                                          // registers (no cp.async/TMA): single-buffered, not
+                                          // prefetched by the software pipeline
   std::vector<std::size_t> deps;          // indices of actions in the same iteration
   Placement result_level = Placement::kRegister;  // scratchpad level of the result
   std::string loop;                       // innermost loop it runs in; "" = tile body
