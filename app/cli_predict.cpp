@@ -6,6 +6,7 @@
 #include "cli_commands.h"
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/kernels/plan_input.h"
+#include "tilesight/model/distributed.h"
 #include "tilesight/model/evaluate.h"
 #include "tilesight/report/json_report.h"
 #include "tilesight/report/text_report.h"
@@ -32,6 +33,9 @@ class ProfileCache {
 
 // One plan document -> a prediction, or the errors (paths inside the plan).
 Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictOptions& opt, ProfileCache& profiles) {
+  // Collectives and fused compute-communication kernels run on a system profile (§3.6).
+  if (model::is_distributed_plan(doc))
+    return model::predict_distributed(doc, opt.hw, {.timeline = opt.timeline || !opt.trace.empty()});
   auto plan = kernels::read_plan(doc);
   if (!plan) return plan.errors();
   const std::string hw_name = !opt.hw.empty() ? opt.hw : plan->hardware;

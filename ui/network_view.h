@@ -1,14 +1,12 @@
-// Network lanes: collective stages per link over time (eq. 11), one lane per link. Until the
-// distributed model lands the engine predicts single-GPU plans only, so the view says what
-// it will show and why it is empty:
+// Network lanes: collective stages per link over time (eq. 11), one lane per directed link,
+// busiest links first, each bar a stage's β_l·B_{l,k} on that link:
 //
-//   ┌──────────────────────────────────────────────┐
-//   │          no cross-device traffic             │
-//   │  single-GPU plan on h200: nothing crosses a  │
-//   │  link. Collectives of multi-GPU plans ...    │
-//   └──────────────────────────────────────────────┘
+//   all_reduce 256 MiB on 8 GPUs: ring/Simple, busbw 345 GB/s, bottleneck gpu0->nvswitch
+//   gpu0->nvswitch  |██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██|  96%
+//   nvswitch->gpu0  |██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██|  96%
+//                   0                                  1.36 ms
 //
-// When a prediction's network pipeline is busy the view gives its busy time and share.
+// A single-GPU plan has no lanes; the view says so ("no cross-device traffic").
 #pragma once
 
 #include <QWidget>
@@ -19,6 +17,8 @@ class QLabel;
 
 namespace tilesight::ui {
 
+class NetworkLanes;
+
 class NetworkView : public QWidget {
   Q_OBJECT
 
@@ -27,10 +27,12 @@ class NetworkView : public QWidget {
 
   void setPrediction(const report::Prediction& prediction);
   QString headline() const;
+  int laneCount() const;  // links drawn
 
  private:
   QLabel* headline_ = nullptr;
   QLabel* details_ = nullptr;
+  NetworkLanes* lanes_ = nullptr;
 };
 
 }  // namespace tilesight::ui

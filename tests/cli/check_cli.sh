@@ -81,6 +81,35 @@ expect_error "deep nesting" "nest" "$(printf '%0.s[' $(seq 1 100000))"
 expect_error "not an object" "object" '[1,2,3]'
 expect_error "no hardware" "hardware" '{"kernel":"gemm","params":{"M":64,"N":64,"K":64}}'
 
+# Collectives (issue 7): system profiles, the network keys, and clear errors.
+coll() { printf '{"kernel":"%s","hardware":"%s","params":{%s}}' "$1" "$2" "$3"; }
+"$cli" predict "$root/resources/examples/all_reduce_h200x8.json" --format json >"$tmp/ar.json" 2>"$tmp/err"
+check "collective exit 0" test $? -eq 0
+for key in latency_us bottleneck utilization bottleneck_link network links collectives busbw_gbps stages; do
+  check "collective key $key" grep -q "\"$key\"" "$tmp/ar.json"
+done
+check "collective bottleneck net" grep -q '"bottleneck": "net"' "$tmp/ar.json"
+check "collective text" bash -c "'$cli' predict '$root/resources/examples/all_reduce_h200x8.json' | grep -q 'bottleneck link'"
+check "gemm on one GPU of a system" bash -c "'$cli' predict '$example' --hw h200x8 --format json | grep -q latency_us"
+expect_error "devices > system" "params.devices: must be at most 8" "$(coll all_reduce h200x8 '"bytes":1024,"devices":16')"
+expect_error "bytes zero" "params.bytes: must be positive" "$(coll all_gather h200x8 '"bytes":0,"devices":8')"
+expect_error "bytes negative" "params.bytes" "$(coll all_gather h200x8 '"bytes":-5,"devices":8')"
+expect_error "unknown algorithm" 'params.algorithm: unknown algorithm "butterfly"' "$(coll all_reduce h200x8 '"bytes":1024,"devices":8,"algorithm":"butterfly"')"
+expect_error "algorithm cannot run" 'params.algorithm: "rabenseifner" cannot run all_reduce on 6 devices' "$(coll all_reduce h200x8 '"bytes":1024,"devices":6,"algorithm":"rabenseifner"')"
+expect_error "unknown protocol" 'params.protocol: unknown protocol' "$(coll all_reduce h200x8 '"bytes":1024,"devices":8,"protocol":"LL64"')"
+expect_error "single-GPU profile" 'hardware: "h200" is a single-GPU profile' "$(coll all_reduce h200 '"bytes":1024,"devices":2')"
+expect_error "one device" "params.devices: must be at least 2" "$(coll reduce_scatter h200x8 '"bytes":1024,"devices":1')"
+expect_error "missing bytes" "params.bytes: missing" "$(coll all_to_all h200x8 '"devices":4')"
+expect_error "unknown system" 'unknown hardware "h200x9"' "$(coll all_reduce h200x9 '"bytes":1024,"devices":2')"
+check "ag_gemm overlap_rate" bash -c "'$cli' predict '$root/resources/examples/ag_gemm_h200x8.json' --format json | grep -q overlap_rate"
+fused() { printf '{"kernel":"%s","hardware":"h200x8","params":{"M":4096,"N":4096,"K":4096,%s}}' "$1" "$2"; }
+expect_error "fused N not divisible" "params.N: must be a multiple of devices (3)" "$(fused ag_gemm '"devices":3')"
+expect_error "fused bad overlap" 'params.overlap: unknown overlap "async"' "$(fused gemm_rs '"devices":8,"overlap":"async"')"
+expect_error "fused gemm typo" 'unknown field "blokc_m"' "$(fused gemm_rs '"devices":8,"blokc_m":64')"
+expect_error "fused devices > system" "params.devices: must be at most 8" "$(fused ag_gemm '"devices":16')"
+check "ulysses runs" bash -c "'$cli' predict '$root/resources/examples/ulysses_h200x8.json' --format json | grep -q overlap_rate"
+expect_error "ulysses heads" "params.kv_heads: must be a multiple of devices (8)" '{"kernel":"ulysses_attention","hardware":"h200x8","params":{"batch":1,"heads":32,"kv_heads":4,"seq_q":1024,"seq_kv":1024,"head_dim":128,"causal":false,"devices":8}}'
+
 # Real kernels are never rejected (DESIGN.md): 96/144/192/320 tiles, 12 warps, 227 KiB.
 for cfg in '"block_m":128,"block_n":320,"block_k":64,"stages":2,"warps":12' \
            '"block_m":192,"block_n":144,"block_k":64,"stages":3,"warps":12' \

@@ -375,7 +375,8 @@ Result<HardwareSpec> parse_profile(const json& doc) {
   return spec;
 }
 
-Result<HardwareSpec> load_profile(const std::string& name_or_path) {
+namespace {
+Result<HardwareSpec> load_device_profile(const std::string& name_or_path, bool allow_system) {
   fs::path file = name_or_path;
   if (!names_a_file(name_or_path)) {
     auto found = profile_file(name_or_path);
@@ -384,6 +385,11 @@ Result<HardwareSpec> load_profile(const std::string& name_or_path) {
   }
   auto doc = read_json_file(file.string());
   if (!doc) return doc.errors();
+  // A system profile (net/system_profile.h: "device" plus "links"): single-device kernels run
+  // on one GPU of it.
+  if (allow_system && doc->is_object() && doc->contains("device") && doc->contains("links") &&
+      (*doc)["device"].is_string())
+    return load_device_profile((*doc)["device"].get<std::string>(), false);
   auto spec = parse_profile(*doc);
   if (spec) return spec;
   // As read_json_file does: the message starts with the file, the path stays a JSON path.
@@ -391,6 +397,10 @@ Result<HardwareSpec> load_profile(const std::string& name_or_path) {
   for (auto& e : errors) e.message = file.string() + ": " + e.message;
   return errors;
 }
+
+}  // namespace
+
+Result<HardwareSpec> load_profile(const std::string& name_or_path) { return load_device_profile(name_or_path, true); }
 
 std::vector<std::string> list_profiles() {
   std::vector<std::string> names;

@@ -59,6 +59,39 @@ nlohmann::json timeline_json(const Prediction& p) {
   return arr;
 }
 
+nlohmann::json network_json(const NetworkReport& n, bool events) {
+  nlohmann::json j;
+  j["system"] = n.system;
+  nlohmann::json cs = nlohmann::json::array();
+  for (const auto& c : n.collectives)
+    cs.push_back({{"collective", c.collective}, {"algorithm", c.algorithm}, {"protocol", c.protocol},
+                  {"devices", c.devices}, {"bytes", std::round(c.bytes)}, {"start_us", r6(c.start_us)},
+                  {"time_us", r6(c.time_us)}, {"algbw_gbps", r6(c.algbw_gbps)}, {"busbw_gbps", r6(c.busbw_gbps)},
+                  {"bottleneck_link", c.bottleneck_link}, {"stages", c.stages}});
+  j["collectives"] = cs;
+  nlohmann::json links = nlohmann::json::array();
+  for (const auto& l : n.links)
+    links.push_back({{"link", l.link}, {"type", l.type}, {"bytes", std::round(l.bytes)}, {"busy_us", r6(l.busy_us)},
+                     {"utilization", r6(l.utilization)}});
+  j["links"] = links;
+  j["bottleneck_link"] = n.bottleneck_link;
+  if (!n.overlap.empty()) {
+    j["overlap"] = n.overlap;
+    j["comm_us"] = r6(n.comm_us);
+    j["compute_us"] = r6(n.compute_us);
+    j["overlap_rate"] = r6(n.overlap_rate);
+  }
+  if (events) {
+    nlohmann::json ev = nlohmann::json::array();
+    for (const auto& e : n.events)
+      ev.push_back({{"link", e.link}, {"collective", e.collective}, {"stage", e.stage}, {"label", e.label},
+                    {"start_us", r6(e.start_us)}, {"end_us", r6(e.end_us)}, {"bytes", std::round(e.bytes)}});
+    j["stages"] = ev;
+    j["stages_dropped"] = n.events_dropped;
+  }
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Prediction& p, const JsonOptions& options) {
@@ -88,6 +121,11 @@ nlohmann::json to_json(const Prediction& p, const JsonOptions& options) {
   j["dram_bytes"] = r6(p.dram_bytes);
   j["dram_read_bytes"] = r6(p.dram_read_bytes);
   j["dram_write_bytes"] = r6(p.dram_write_bytes);
+  if (!p.network.empty()) {
+    j["bottleneck_link"] = p.network.bottleneck_link;
+    if (!p.network.overlap.empty()) j["overlap_rate"] = r6(p.network.overlap_rate);
+    j["network"] = network_json(p.network, options.detail);
+  }
   if (options.detail) {
     j["loops"] = loops_json(p);
     j["wave_detail"] = waves_json(p);

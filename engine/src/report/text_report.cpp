@@ -22,6 +22,10 @@ void header(std::ostringstream& o, const Prediction& p) {
     << format_us(p.launch_overhead_us) << ")\n";
   o << "Envelope           prologue " << format_us(p.prologue_us) << " | steady " << format_us(p.steady_us)
     << " | epilogue " << format_us(p.epilogue_us) << "\n";
+  if (p.blocks == 0 && !p.network.empty()) {  // a standalone collective: no tile grid, no cache
+    o << "\n";
+    return;
+  }
   o << "Blocks             " << p.blocks << " in " << p.waves << (p.waves == 1 ? " wave, " : " waves, ")
     << p.resident_blocks_per_sm << " resident per SM (limited by " << p.occupancy_limiter << ")\n";
   if (p.flops > 0) o << "Throughput         " << fmt("%.4g", p.achieved_flops_per_s / 1e12) << " TFLOP/s\n";
@@ -52,6 +56,30 @@ void loops(std::ostringstream& o, const Prediction& p) {
   if (!p.loops.empty()) o << "\n";
 }
 
+// The collectives, then the busiest links (at most eight).
+void network(std::ostringstream& o, const Prediction& p) {
+  const NetworkReport& n = p.network;
+  if (n.empty()) return;
+  o << "Network on " << n.system << "\n";
+  for (const auto& c : n.collectives)
+    o << "  " << c.collective << " " << format_si_bytes(c.bytes) << " on " << c.devices << " GPUs: " << c.algorithm
+      << "/" << c.protocol << ", " << c.stages << " stages, " << format_us(c.time_us) << " (algbw "
+      << fmt("%.4g", c.algbw_gbps) << " GB/s, busbw " << fmt("%.4g", c.busbw_gbps) << " GB/s)\n";
+  if (!n.overlap.empty())
+    o << "  overlap " << n.overlap << ": communication " << format_us(n.comm_us) << ", computation "
+      << format_us(n.compute_us) << ", " << format_percent(n.overlap_rate) << " of the communication hidden\n";
+  o << "  Link                 Type          Bytes      Busy (us)   Util\n";
+  for (std::size_t i = 0; i < n.links.size() && i < 8; ++i) {
+    const auto& l = n.links[i];
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-20s %-12s %10s %10.4g %6s", l.link.c_str(), l.type.c_str(),
+                  format_si_bytes(l.bytes).c_str(), l.busy_us, format_percent(l.utilization).c_str());
+    o << line << (l.link == n.bottleneck_link ? "  <- bottleneck link" : "") << "\n";
+  }
+  if (n.links.size() > 8) o << "  ... " << n.links.size() - 8 << " more links\n";
+  o << "\n";
+}
+
 }  // namespace
 
 std::string to_text(const Prediction& p) {
@@ -59,6 +87,7 @@ std::string to_text(const Prediction& p) {
   header(o, p);
   resources(o, p);
   loops(o, p);
+  network(o, p);
   o << "Diagnosis\n";
   for (const auto& d : p.diagnosis) o << "  - " << d << "\n";
   for (const auto& w : p.warnings) o << "  ! " << w << "\n";

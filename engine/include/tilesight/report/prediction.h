@@ -72,6 +72,55 @@ struct HitRateMap {
   std::vector<double> reuse_distance; // mean tile reuse distance per cell (tiles), may be empty
 };
 
+// One stage of a collective on one link (the Network lanes, eq. 11): the link is busy from
+// start_us to end_us carrying `bytes` (β_l·B_{l,k} after the stage's routed hop latency).
+struct NetworkStageEvent {
+  std::string link;        // directed link, "gpu0->nvswitch"
+  std::string collective;  // "all_gather", ...
+  std::int64_t stage = 0;  // position in the collective's ordered stages, repeats expanded
+  std::string label;       // "ring step", ...
+  double start_us = 0;
+  double end_us = 0;
+  double bytes = 0;
+};
+
+struct LinkUtilization {
+  std::string link;
+  std::string type;        // link type of the system profile, "nvlink4"
+  double bytes = 0;        // over the whole prediction
+  double busy_us = 0;      // Σ β_l·B_{l,k}
+  double utilization = 0;  // busy / latency, 0..1
+};
+
+struct CollectiveReport {
+  std::string collective;
+  std::string algorithm;  // "ring", "tree", ...
+  std::string protocol;   // "LL", "LL128", "Simple"
+  std::int64_t devices = 0;
+  double bytes = 0;       // nccl-tests "size"
+  double start_us = 0;
+  double time_us = 0;
+  double algbw_gbps = 0;  // nccl-tests algbw and busbw, GB/s
+  double busbw_gbps = 0;
+  std::string bottleneck_link;
+  std::int64_t stages = 0;  // stages run, repeats counted
+};
+
+// Cross-device traffic of a prediction (§3.6); empty for single-GPU plans.
+struct NetworkReport {
+  std::string system;
+  std::vector<CollectiveReport> collectives;
+  std::vector<LinkUtilization> links;       // links that carried bytes, busiest first
+  std::string bottleneck_link;
+  std::vector<NetworkStageEvent> events;    // per link and stage, capped (events_dropped)
+  std::int64_t events_dropped = 0;
+  std::string overlap;       // fused kernels: "none", "stream" or "fused"; "" otherwise
+  double comm_us = 0;        // communication alone
+  double compute_us = 0;     // computation alone
+  double overlap_rate = 0;   // share of comm_us hidden under computation, 0..1
+  bool empty() const { return collectives.empty(); }
+};
+
 struct Prediction {
   std::string kernel;
   std::string name;
@@ -107,6 +156,8 @@ struct Prediction {
   double dram_write_bytes = 0;
   std::vector<TensorTraffic> tensors;
   std::vector<HitRateMap> hit_rate_maps;  // empty when the cache model gives no per-tile view
+
+  NetworkReport network;                // cross-device stages; empty on one GPU
 
   std::vector<TimelineEvent> timeline;  // one SM of the first wave
   std::vector<std::string> diagnosis;   // sentences, most important first

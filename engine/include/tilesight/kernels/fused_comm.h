@@ -1,0 +1,44 @@
+// Fused compute-communication templates (DESIGN.md): `ag_gemm` (the activation A, M x K
+// row-sharded, is all-gathered while each device multiplies it by its K x N/devices column
+// shard of B) and `gemm_rs` (A column-sharded over K, B row-sharded: each device computes a
+// partial M x N that is reduce-scattered by rows). Parameters are the `gemm` ones plus
+// `devices`, `overlap` (none | stream | fused, default fused), optional `algorithm` for
+// the collective and `comm_sms` (SMs NCCL's kernels hold in stream mode).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "tilesight/kernels/gemm.h"
+#include "tilesight/util/result.h"
+
+namespace tilesight::kernels {
+
+enum class Overlap { kNone, kStream, kFused };
+const char* overlap_name(Overlap o);
+
+struct FusedCommParams {
+  std::string kernel;  // "ag_gemm" or "gemm_rs"
+  GemmParams gemm;     // the whole problem: M, N, K as the user wrote them
+  std::int64_t devices = 0;
+  Overlap overlap = Overlap::kFused;
+  std::optional<std::string> algorithm;
+  std::int64_t comm_sms = 16;
+};
+
+// The local GEMM of one device (ag_gemm: M x N/devices x K; gemm_rs: M x N x K/devices),
+// and of one of its `devices` row pieces (M/devices rows).
+GemmParams local_gemm(const FusedCommParams& p);
+GemmParams piece_gemm(const FusedCommParams& p);
+
+// Bytes of the collective as nccl-tests "size": ag_gemm all-gathers A (M·K elements);
+// gemm_rs reduce-scatters the partial C (M·N elements, output dtype).
+double collective_bytes(const FusedCommParams& p);
+
+Result<FusedCommParams> parse_fused_comm_params(const std::string& kernel, const nlohmann::json& params,
+                                                const std::string& path = "params");
+
+}  // namespace tilesight::kernels

@@ -1,0 +1,29 @@
+// From collective costs to the report's plain values (report::NetworkReport): per-link
+// utilisation, the bottleneck link and the Network lanes' events (one per link and stage).
+//
+//   link               stage  start_us   end_us   bytes
+//   gpu0->nvswitch         0     8.40    381.3    134217728   (ring reduce-scatter step)
+#pragma once
+
+#include <vector>
+
+#include "tilesight/net/collective_cost.h"
+#include "tilesight/net/system_profile.h"
+#include "tilesight/report/prediction.h"
+
+namespace tilesight::net {
+
+// A collective placed on the prediction's time axis.
+struct ScheduledCollective {
+  CollectiveCost cost;
+  double start_s = 0;
+};
+
+inline constexpr std::size_t kMaxNetworkEvents = 2000;
+
+report::NetworkReport network_report(const SystemSpec& system, const std::vector<ScheduledCollective>& collectives,
+                                     double latency_s);
+
+report::CollectiveReport collective_report(const NetworkHierarchy& net, const ScheduledCollective& c);
+
+}  // namespace tilesight::net

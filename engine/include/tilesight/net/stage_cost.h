@@ -1,0 +1,36 @@
+// Net stage time, eq. 11 as corrected in DESIGN.md:
+//
+//   T_k = max_{(s,d,b) ∈ E_k} Σ_{l ∈ P_sd} α_l  +  max_l β_l · B_{l,k}
+//         └─ routed hop latency ─────────────┘    └─ bottleneck-link serialisation ┘
+//
+// B_{l,k} is every byte of stage k routed through link l, so exchanges that share a link
+// (two transfers through one NIC, all of a GPU's sends through its NVSwitch port) add up
+// there. β_l is per link and per collective/protocol (LinkType::beta).
+#pragma once
+
+#include <vector>
+
+#include "tilesight/net/exchange.h"
+#include "tilesight/net/network_hierarchy.h"
+
+namespace tilesight::net {
+
+struct LinkLoad {
+  std::size_t link = 0;
+  double bytes = 0;   // B_{l,k}
+  double busy_s = 0;  // β_l · B_{l,k}
+};
+
+struct StageCost {
+  double latency_s = 0;        // routed hop latency
+  double serialisation_s = 0;  // bottleneck-link serialisation
+  std::vector<LinkLoad> loads; // links that carry bytes, in link order
+  std::size_t bottleneck_link = 0;
+  double time_s() const { return latency_s + serialisation_s; }
+};
+
+// `group` maps ranks of the stage's exchanges to devices of `net`.
+StageCost stage_cost(const NetworkHierarchy& net, const std::vector<std::size_t>& group, const Stage& stage,
+                     Collective collective, Protocol protocol);
+
+}  // namespace tilesight::net

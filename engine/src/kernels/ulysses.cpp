@@ -1,0 +1,76 @@
+#include "tilesight/kernels/ulysses.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "tilesight/util/json_input.h"
+
+namespace tilesight::kernels {
+
+AttentionParams ulysses_local(const UlyssesParams& p) {
+  AttentionParams a = p.attention;
+  a.heads /= p.devices;
+  a.kv_heads /= p.devices;
+  return a;
+}
+
+std::int64_t ulysses_pieces(const UlyssesParams& p) {
+  return std::max<std::int64_t>(1, std::min(p.attention.kv_heads / p.devices, p.devices));
+}
+
+AttentionParams ulysses_piece(const UlyssesParams& p, std::int64_t pieces) {
+  AttentionParams a = ulysses_local(p);
+  a.heads /= pieces;
+  a.kv_heads /= pieces;
+  return a;
+}
+
+double ulysses_in_bytes(const UlyssesParams& p) {
+  const AttentionParams& a = p.attention;
+  const double e = dtype_bytes(a.dtype) * static_cast<double>(a.batch * a.head_dim) / static_cast<double>(p.devices);
+  return e * static_cast<double>(a.seq_q * a.heads + 2 * a.seq_kv * a.kv_heads);
+}
+
+double ulysses_out_bytes(const UlyssesParams& p) {
+  const AttentionParams& a = p.attention;
+  return dtype_bytes(a.dtype) * static_cast<double>(a.batch * a.head_dim * a.seq_q * a.heads) /
+         static_cast<double>(p.devices);
+}
+
+Result<UlyssesParams> parse_ulysses_params(const nlohmann::json& params, const std::string& path) {
+  if (!params.is_object()) return Error{path, "must be an object, got " + json_type_phrase(params)};
+  Errors errors;
+  UlyssesParams p;
+  FieldReader f{params, path, errors};
+  p.devices = f.integer("devices", 2, 4096).value_or(0);
+  p.comm_sms = f.integer("comm_sms", 0, 1024, 16).value_or(16);
+  if (f.has("algorithm")) p.algorithm = f.string("algorithm");
+  if (auto o = f.string("overlap", "fused")) {
+    if (*o == "none") p.overlap = Overlap::kNone;
+    else if (*o == "stream") p.overlap = Overlap::kStream;
+    else if (*o == "fused") p.overlap = Overlap::kFused;
+    else errors.push_back({f.field_path("overlap"), "unknown overlap \"" + *o + "\"; known: none, stream, fused"});
+  }
+  nlohmann::json attention = params;
+  for (const char* k : {"devices", "comm_sms", "algorithm", "overlap"}) attention.erase(k);
+  auto a = parse_attention_params(attention, path);
+  if (!a) {
+    errors.insert(errors.end(), a.errors().begin(), a.errors().end());
+    return errors;
+  }
+  p.attention = *a;
+  if (!errors.empty()) return errors;
+  // Head shards need whole heads (and whole KV heads) per device; sequence shards whole rows.
+  for (auto [key, v] : {std::pair<const char*, std::int64_t>{"heads", p.attention.heads},
+                        {"kv_heads", p.attention.kv_heads},
+                        {"seq_q", p.attention.seq_q},
+                        {"seq_kv", p.attention.seq_kv}})
+    if (v % p.devices != 0)
+      errors.push_back({nest(path, key), "must be a multiple of devices (" + std::to_string(p.devices) + "), got " +
+                                             std::to_string(v)});
+  if (!errors.empty()) return errors;
+  return p;
+}
+
+}  // namespace tilesight::kernels

@@ -1,0 +1,131 @@
+// ag_gemm and gemm_rs (DESIGN.md): the local GEMM predicted by the single-GPU engine, the
+// collective by the network model, composed shard by shard through the overlap schedule
+// (model/overlap.h):
+//   none    the collective, then the GEMM (two launches, nothing hidden);
+//   stream  NCCL steps on one stream, cuBLAS pieces of M/devices rows on another: each
+//           piece is its own launch and runs slower while NCCL's kernels hold `comm_sms`
+//           SMs and move the shards through HBM;
+//   fused   one kernel interleaving tiles of both: one launch, the GEMM's tiles cut into
+//           `devices` equal pieces, no SMs lost to a second kernel.
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "tilesight/model/distributed.h"
+#include "tilesight/model/overlap.h"
+#include "tilesight/net/network_report.h"
+#include "tilesight/report/diagnosis.h"
+
+namespace tilesight::model {
+
+namespace {
+
+constexpr double kUs = 1e6;
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+// How much slower the GEMM runs beside NCCL's kernels (stream mode): they hold comm_sms SMs,
+// and their shards cross HBM twice (read to send, write on receipt), taking that share of
+// DRAM bandwidth from a GEMM that needs it in proportion to its DRAM utilisation.
+double stream_slowdown(const kernels::FusedCommParams& p, const hw::HardwareSpec& gpu, double hbm_rate,
+                       double gemm_dram_utilization) {
+  const double sms = gpu.sm_count, held = std::min<double>(static_cast<double>(p.comm_sms), sms - 1);
+  const double sm_factor = sms / (sms - held);
+  const double left = std::max(gpu.dram_bandwidth - hbm_rate, 0.05 * gpu.dram_bandwidth);
+  const double mem_factor = 1.0 + gemm_dram_utilization * (gpu.dram_bandwidth / left - 1.0);
+  return std::max(sm_factor, mem_factor);
+}
+
+double kernel_seconds(const report::Prediction& p) { return (p.latency_us - p.launch_overhead_us) / kUs; }
+
+}  // namespace
+
+Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p, const net::SystemSpec& system,
+                                               const EvaluateOptions& options) {
+  if (p.devices > static_cast<std::int64_t>(system.devices()))
+    return Error{"params.devices", "must be at most " + std::to_string(system.devices()) + " (the GPUs of " +
+                                       system.name + "), got " + std::to_string(p.devices)};
+  const auto n = static_cast<std::size_t>(p.devices);
+  // 1. Remote accesses from placement: A's row shards live on their devices and every device
+  //    needs all of them (all-gather); or every device holds a partial of all of C and keeps
+  //    one row shard of the sum (reduce-scatter).
+  const bool gather = p.kernel == "ag_gemm";
+  net::CollectiveRequest request{.collective = gather ? net::Collective::kAllGather : net::Collective::kReduceScatter,
+                                 .bytes = kernels::collective_bytes(p)};
+  request.group.resize(n);
+  std::iota(request.group.begin(), request.group.end(), std::size_t{0});
+  auto comm = net::tune_collective(system.network, request, {.algorithm = p.algorithm});
+  if (!comm) return comm.errors();
+
+  // 2. The local GEMM on one device, whole and (stream) as one of its row pieces.
+  auto whole = evaluate(kernels::lift_gemm(kernels::local_gemm(p)), system.device, options);
+  if (!whole) return whole.errors();
+  report::Prediction pred = std::move(whole).value();
+  const double launch = pred.launch_overhead_us / kUs;
+  const double gemm_s = kernel_seconds(pred);
+
+  // 3. The shard loop: n-1 collective steps against n compute pieces.
+  const double steps_s = comm->total_s - comm->base_s;
+  OverlapInput in{.comm_first = gather};
+  double total = 0;
+  if (p.overlap == kernels::Overlap::kNone) {
+    total = comm->total_s + pred.latency_us / kUs;
+  } else {
+    const bool stream = p.overlap == kernels::Overlap::kStream;
+    double piece_s = gemm_s / static_cast<double>(n);
+    if (stream) {
+      auto piece = evaluate(kernels::lift_gemm(kernels::piece_gemm(p)), system.device, {.timeline = false});
+      if (!piece) return piece.errors();
+      piece_s = kernel_seconds(*piece) + system.device.dependent_launch_us / kUs;
+    }
+    const double step = steps_s / static_cast<double>(n - 1) + (stream ? comm->base_s : 0.0);
+    in.comm.assign(n - 1, step);
+    in.compute.assign(n, piece_s);
+    if (!stream) in.comm.front() += comm->base_s;
+    const double hbm_rate = 2.0 * request.bytes / static_cast<double>(n) / std::max(step, 1e-12);
+    in.compute_slowdown =
+        stream ? stream_slowdown(p, system.device, hbm_rate, pred.utilization[index(Resource::kDram)]) : 1.0;
+    total = launch + schedule_overlap(in).total;
+  }
+
+  // 4. The report: the GEMM's pipelines and the network's links over the fused latency.
+  const double comm_s = p.overlap == kernels::Overlap::kNone ? comm->total_s
+                                                              : std::accumulate(in.comm.begin(), in.comm.end(), 0.0);
+  const double compute_s = p.overlap == kernels::Overlap::kNone ? pred.latency_us / kUs
+                                                                 : std::accumulate(in.compute.begin(), in.compute.end(), 0.0);
+  const double comm_start = p.overlap == kernels::Overlap::kNone || gather ? 0.0 : launch + in.compute.front();
+  pred.kernel = p.kernel;
+  pred.name = p.kernel + " M=" + std::to_string(p.gemm.M) + " N=" + std::to_string(p.gemm.N) + " K=" +
+              std::to_string(p.gemm.K) + " on " + std::to_string(p.devices) + " GPUs, overlap " +
+              kernels::overlap_name(p.overlap);
+  pred.hardware = system.name;
+  pred.latency_us = total * kUs;
+  pred.steady_us = pred.latency_us - pred.prologue_us - pred.epilogue_us;
+  pred.network = net::network_report(system, {{*comm, comm_start}}, total);
+  pred.network.overlap = kernels::overlap_name(p.overlap);
+  pred.network.comm_us = comm_s * kUs;
+  pred.network.compute_us = compute_s * kUs;
+  pred.network.overlap_rate = comm_s > 0 ? std::clamp((comm_s + compute_s - (total - (p.overlap == kernels::Overlap::kNone ? 0 : launch))) / comm_s, 0.0, 1.0) : 0;
+  pred.busy_us[index(Resource::kNet)] = pred.network.links.empty() ? 0 : pred.network.links.front().busy_us;
+  for (std::size_t r = 0; r < kResourceCount; ++r)
+    pred.utilization[r] = pred.latency_us > 0 ? std::min(1.0, pred.busy_us[r] / pred.latency_us) : 0;
+  pred.bottleneck = static_cast<Resource>(std::max_element(pred.utilization.begin(), pred.utilization.end()) -
+                                          pred.utilization.begin());
+  pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
+  pred.diagnosis.insert(
+      pred.diagnosis.begin(),
+      std::string(gather ? "all_gather" : "reduce_scatter") + " of " + report::format_si_bytes(request.bytes) + " (" +
+          comm->algorithm + "/" + std::string(net::protocol_name(comm->protocol)) + ", " + fmt("%.4g", comm_s * kUs) +
+          " us) against the local GEMM (" + fmt("%.4g", compute_s * kUs) + " us), overlap " +
+          kernels::overlap_name(p.overlap) + ": " + fmt("%.0f", 100 * pred.network.overlap_rate) +
+          "% of the communication hidden" +
+          (in.compute_slowdown > 1 ? "; the GEMM runs " + fmt("%.2f", in.compute_slowdown) + "x slower beside NCCL" : "") +
+          ".");
+  return pred;
+}
+
+}  // namespace tilesight::model

@@ -1,0 +1,124 @@
+// ulysses_attention: two all-to-alls around the local attention (DeepSpeed-Ulysses),
+// composed piece by piece (model/overlap.h, schedule_around): a device's KV head groups are
+// the pieces; none runs the three phases back to back; stream runs NCCL all-to-alls per piece
+// beside per-piece attention launches (slowed while NCCL holds SMs); fused is one kernel.
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "tilesight/kernels/ulysses.h"
+#include "tilesight/model/distributed.h"
+#include "tilesight/model/overlap.h"
+#include "tilesight/net/network_report.h"
+#include "tilesight/report/diagnosis.h"
+
+namespace tilesight::model {
+
+namespace {
+
+constexpr double kUs = 1e6;
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+double kernel_seconds(const report::Prediction& p) { return (p.latency_us - p.launch_overhead_us) / kUs; }
+
+}  // namespace
+
+Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, const net::SystemSpec& system,
+                                            const EvaluateOptions& options) {
+  if (p.devices > static_cast<std::int64_t>(system.devices()))
+    return Error{"params.devices", "must be at most " + std::to_string(system.devices()) + " (the GPUs of " +
+                                       system.name + "), got " + std::to_string(p.devices)};
+  const auto n = static_cast<std::size_t>(p.devices);
+  const std::int64_t pieces = p.overlap == kernels::Overlap::kNone ? 1 : kernels::ulysses_pieces(p);
+  const double np = static_cast<double>(pieces);
+  // 1. Remote accesses from placement: sequence shards in, head shards computed, sequence
+  //    shards out: an all-to-all each way (whole, and per piece).
+  auto a2a = [&](double bytes) {
+    net::CollectiveRequest r{.collective = net::Collective::kAllToAll, .bytes = bytes};
+    r.group.resize(n);
+    std::iota(r.group.begin(), r.group.end(), std::size_t{0});
+    return net::tune_collective(system.network, r, {.algorithm = p.algorithm});
+  };
+  auto in = a2a(kernels::ulysses_in_bytes(p)), out = a2a(kernels::ulysses_out_bytes(p));
+  if (!in) return in.errors();
+  if (!out) return out.errors();
+  auto in_piece = a2a(kernels::ulysses_in_bytes(p) / np), out_piece = a2a(kernels::ulysses_out_bytes(p) / np);
+  if (!in_piece || !out_piece) return in_piece ? out_piece.errors() : in_piece.errors();
+
+  // 2. The local attention on one device's heads.
+  auto whole = evaluate(kernels::lift_attention(kernels::ulysses_local(p)), system.device, options);
+  if (!whole) return whole.errors();
+  report::Prediction pred = std::move(whole).value();
+  const double launch = pred.launch_overhead_us / kUs;
+
+  // 3. The piece loop.
+  AroundInput around;
+  double total = 0;
+  if (p.overlap == kernels::Overlap::kNone) {
+    around = {.comm_in = {in->total_s}, .compute = {pred.latency_us / kUs}, .comm_out = {out->total_s}};
+    total = in->total_s + pred.latency_us / kUs + out->total_s;
+  } else {
+    const bool stream = p.overlap == kernels::Overlap::kStream;
+    double piece_s = kernel_seconds(pred) / np;
+    if (stream) {
+      auto piece = evaluate(kernels::lift_attention(kernels::ulysses_piece(p, pieces)), system.device, {.timeline = false});
+      if (!piece) return piece.errors();
+      piece_s = kernel_seconds(*piece) + system.device.dependent_launch_us / kUs;
+    }
+    const auto count = static_cast<std::size_t>(pieces);
+    // Stream: each piece's all-to-all is its own NCCL launch; fused: one launch each way.
+    const double in_s = in_piece->total_s - (stream ? 0.0 : in_piece->base_s);
+    const double out_s = out_piece->total_s - (stream ? 0.0 : out_piece->base_s);
+    around.comm_in.assign(count, in_s);
+    around.comm_out.assign(count, out_s);
+    around.compute.assign(count, piece_s);
+    if (!stream) {
+      around.comm_in.front() += in_piece->base_s;
+      around.comm_out.front() += out_piece->base_s;
+    }
+    const double held = std::min<double>(static_cast<double>(p.comm_sms), system.device.sm_count - 1);
+    around.compute_slowdown = stream ? system.device.sm_count / (system.device.sm_count - held) : 1.0;
+    total = launch + schedule_around(around).total;
+  }
+  const OverlapSchedule s = schedule_around(around);
+
+  // 4. The report.
+  const double compute_alone = s.compute_alone;
+  pred.kernel = "ulysses_attention";
+  pred.name = "ulysses_attention seq " + std::to_string(p.attention.seq_q) + " heads " +
+              std::to_string(p.attention.heads) + " on " + std::to_string(p.devices) + " GPUs, overlap " +
+              kernels::overlap_name(p.overlap);
+  pred.hardware = system.name;
+  pred.latency_us = total * kUs;
+  pred.steady_us = pred.latency_us - pred.prologue_us - pred.epilogue_us;
+  const double out_start = s.comm.size() > around.comm_in.size() ? s.comm[around.comm_in.size()].start : 0;
+  pred.network = net::network_report(system, {{*in, 0.0}, {*out, out_start + (p.overlap == kernels::Overlap::kNone ? 0 : launch)}}, total);
+  pred.network.overlap = kernels::overlap_name(p.overlap);
+  pred.network.comm_us = s.comm_alone * kUs;
+  pred.network.compute_us = compute_alone * kUs;
+  const double t_body = p.overlap == kernels::Overlap::kNone ? total : total - launch;
+  pred.network.overlap_rate =
+      s.comm_alone > 0 ? std::clamp((s.comm_alone + compute_alone - t_body) / s.comm_alone, 0.0, 1.0) : 0;
+  pred.busy_us[index(Resource::kNet)] = pred.network.links.empty() ? 0 : pred.network.links.front().busy_us;
+  for (std::size_t r = 0; r < kResourceCount; ++r)
+    pred.utilization[r] = pred.latency_us > 0 ? std::min(1.0, pred.busy_us[r] / pred.latency_us) : 0;
+  pred.bottleneck = static_cast<Resource>(std::max_element(pred.utilization.begin(), pred.utilization.end()) -
+                                          pred.utilization.begin());
+  pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
+  pred.diagnosis.insert(pred.diagnosis.begin(),
+                        "all_to_all in " + report::format_si_bytes(kernels::ulysses_in_bytes(p)) + " and out " +
+                            report::format_si_bytes(kernels::ulysses_out_bytes(p)) + " (" + in->algorithm + "/" +
+                            std::string(net::protocol_name(in->protocol)) + ", " + fmt("%.4g", s.comm_alone * kUs) +
+                            " us) around local attention on " + std::to_string(p.attention.heads / p.devices) +
+                            " heads (" + fmt("%.4g", compute_alone * kUs) + " us), overlap " +
+                            kernels::overlap_name(p.overlap) + " in " + std::to_string(pieces) + " pieces: " +
+                            fmt("%.0f", 100 * pred.network.overlap_rate) + "% of the communication hidden.");
+  return pred;
+}
+
+}  // namespace tilesight::model

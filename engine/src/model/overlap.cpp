@@ -1,0 +1,91 @@
+#include "tilesight/model/overlap.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tilesight::model {
+
+double OverlapSchedule::overlap_rate() const {
+  if (comm_alone <= 0) return 0;
+  return std::clamp((comm_alone + compute_alone - total) / comm_alone, 0.0, 1.0);
+}
+
+double finish_time(double start, double work, const std::vector<Span>& busy, double slowdown) {
+  double t = start, left = work;
+  for (const Span& s : busy) {
+    if (left <= 0) break;
+    if (s.end <= t) continue;
+    if (s.start > t) {  // full rate until the span starts
+      const double free = s.start - t;
+      if (left <= free) return t + left;
+      left -= free;
+      t = s.start;
+    }
+    const double slow = (s.end - t) / slowdown;  // work done inside the span
+    if (left <= slow) return t + left * slowdown;
+    left -= slow;
+    t = s.end;
+  }
+  return t + left;
+}
+
+OverlapSchedule schedule_overlap(const OverlapInput& in) {
+  OverlapSchedule out;
+  out.comm_alone = std::accumulate(in.comm.begin(), in.comm.end(), 0.0);
+  out.compute_alone = std::accumulate(in.compute.begin(), in.compute.end(), 0.0);
+  double net_free = 0, sm_free = 0;
+  if (in.comm_first) {
+    // The steps depend on nothing but each other; piece 0 is the local shard.
+    for (double c : in.comm) {
+      out.comm.push_back({net_free, net_free + c});
+      net_free += c;
+    }
+    for (std::size_t k = 0; k < in.compute.size(); ++k) {
+      const double ready = k == 0 ? 0.0 : (k - 1 < out.comm.size() ? out.comm[k - 1].end : net_free);
+      const double start = std::max(sm_free, ready);
+      sm_free = finish_time(start, in.compute[k], out.comm, in.compute_slowdown);
+      out.compute.push_back({start, sm_free});
+    }
+  } else {
+    // Piece k runs beside the steps already posted; step k waits for piece k.
+    for (std::size_t k = 0; k < in.compute.size(); ++k) {
+      const double start = sm_free;
+      sm_free = finish_time(start, in.compute[k], out.comm, in.compute_slowdown);
+      out.compute.push_back({start, sm_free});
+      if (k < in.comm.size()) {
+        const double s = std::max(net_free, sm_free);
+        out.comm.push_back({s, s + in.comm[k]});
+        net_free = s + in.comm[k];
+      }
+    }
+  }
+  out.total = std::max(net_free, sm_free);
+  return out;
+}
+
+OverlapSchedule schedule_around(const AroundInput& in) {
+  OverlapSchedule out;
+  out.comm_alone = std::accumulate(in.comm_in.begin(), in.comm_in.end(), 0.0) +
+                   std::accumulate(in.comm_out.begin(), in.comm_out.end(), 0.0);
+  out.compute_alone = std::accumulate(in.compute.begin(), in.compute.end(), 0.0);
+  double net_free = 0, sm_free = 0;
+  for (double c : in.comm_in) {
+    out.comm.push_back({net_free, net_free + c});
+    net_free += c;
+  }
+  const std::vector<Span> in_spans = out.comm;
+  for (std::size_t k = 0; k < in.compute.size(); ++k) {
+    const double start = std::max(sm_free, k < in_spans.size() ? in_spans[k].end : 0.0);
+    sm_free = finish_time(start, in.compute[k], in_spans, in.compute_slowdown);
+    out.compute.push_back({start, sm_free});
+    if (k < in.comm_out.size()) {
+      const double s = std::max(net_free, sm_free);
+      out.comm.push_back({s, s + in.comm_out[k]});
+      net_free = s + in.comm_out[k];
+    }
+  }
+  out.total = std::max(net_free, sm_free);
+  return out;
+}
+
+}  // namespace tilesight::model

@@ -1,0 +1,110 @@
+// Template instances that cross devices: read the instance, load the system profile, hand
+// the parameters to the matching evaluation.
+#include <functional>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "tilesight/model/distributed.h"
+#include "tilesight/util/json_input.h"
+
+namespace tilesight::model {
+
+namespace {
+
+using Predictor = std::function<Result<report::Prediction>(const std::string& kernel, const nlohmann::json& params,
+                                                           const net::SystemSpec& system, const EvaluateOptions& o)>;
+
+Result<report::Prediction> collective(const std::string& kernel, const nlohmann::json& params,
+                                      const net::SystemSpec& system, const EvaluateOptions&) {
+  auto p = kernels::parse_collective_params(kernel, params);
+  if (!p) return p.errors();
+  return evaluate_collective(*p, system);
+}
+
+Result<report::Prediction> fused_comm(const std::string& kernel, const nlohmann::json& params,
+                                      const net::SystemSpec& system, const EvaluateOptions& o) {
+  auto p = kernels::parse_fused_comm_params(kernel, params);
+  if (!p) return p.errors();
+  return evaluate_fused_comm(*p, system, o);
+}
+
+Result<report::Prediction> ulysses(const std::string&, const nlohmann::json& params, const net::SystemSpec& system,
+                                   const EvaluateOptions& o) {
+  auto p = kernels::parse_ulysses_params(params);
+  if (!p) return p.errors();
+  return evaluate_ulysses(*p, system, o);
+}
+
+const std::map<std::string, Predictor>& predictors() {
+  static const std::map<std::string, Predictor> all = {
+      {"all_gather", collective}, {"reduce_scatter", collective}, {"all_reduce", collective},
+      {"all_to_all", collective}, {"send_recv", collective}, {"ag_gemm", fused_comm}, {"gemm_rs", fused_comm},
+      {"ulysses_attention", ulysses},
+  };
+  return all;
+}
+
+// What-if topologies: {"bandwidth_scale": {"nvlink4": 2}} scales a link type of the system
+// (routes recomputed); the prediction then names the system "h200x8 (what-if)".
+Errors apply_what_if(const nlohmann::json& w, net::SystemSpec& system) {
+  Errors errors;
+  FieldReader f{w, "what_if", errors};
+  if (!expect_object(w, "what_if", errors)) return errors;
+  f.reject_unknown({"bandwidth_scale"});
+  const nlohmann::json* scale = f.object("bandwidth_scale");
+  if (!scale) return errors;
+  for (const auto& [type, factor] : scale->items()) {
+    const std::string path = nest("what_if.bandwidth_scale", type);
+    auto x = json_number(factor, path, 1e-3, 1e3, errors);
+    if (!x) continue;
+    auto net = system.network.with_bandwidth_scaled(type, *x);
+    if (!net) {
+      errors.push_back({path, net.errors().front().message});
+      continue;
+    }
+    system.network = std::move(net).value();
+  }
+  if (errors.empty()) system.name += " (what-if)";
+  return errors;
+}
+
+}  // namespace
+
+bool is_distributed_plan(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("kernel") && doc["kernel"].is_string() &&
+         predictors().count(doc["kernel"].get<std::string>()) > 0;
+}
+
+std::vector<std::string> distributed_template_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, f] : predictors()) names.push_back(name);
+  return names;
+}
+
+Result<report::Prediction> predict_distributed(const nlohmann::json& doc, const std::string& hw_override,
+                                               const EvaluateOptions& options) {
+  Errors errors;
+  FieldReader f{doc, "", errors};
+  f.reject_unknown({"kernel", "hardware", "params", "name", "what_if"});
+  const auto kernel = f.string("kernel");
+  const auto hardware = f.string("hardware", "");
+  const auto name = f.string("name", "");
+  if (!doc.contains("params")) errors.push_back({"params", "missing (the template's parameters)"});
+  if (!errors.empty()) return errors;
+  const std::string hw = hw_override.empty() ? *hardware : hw_override;
+  const std::string hw_path = hw_override.empty() ? "hardware" : "--hw";
+  if (hw.empty())
+    return Error{"hardware", "missing: name a system profile in the plan (\"hardware\": \"h200x8\") or pass --hw"};
+  auto system = net::load_system(hw);
+  if (!system) return prefixed(hw_path, system.errors());
+  if (doc.contains("what_if")) {
+    auto changed = apply_what_if(doc["what_if"], system.value());
+    if (!changed.empty()) return changed;
+  }
+  auto pred = predictors().at(*kernel)(*kernel, doc["params"], *system, options);
+  if (pred && !name->empty()) pred.value().name = *name;
+  return pred;
+}
+
+}  // namespace tilesight::model

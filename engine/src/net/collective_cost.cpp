@@ -1,0 +1,113 @@
+#include "tilesight/net/collective_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tilesight::net {
+
+namespace {
+
+// Smallest chunk a pipelined tree cuts the buffer into (NCCL moves at least a few KiB per
+// chunk); bounds the chunk count of tiny messages.
+constexpr double kMinChunkBytes = 4096;
+
+// A stage's exchanges scaled to `fraction` of their bytes.
+Stage scaled(const Stage& s, double fraction) {
+  Stage out = s;
+  for (auto& e : out.exchanges) e.bytes *= fraction;
+  return out;
+}
+
+// Pipelined stage: (C + fill)(a + b/C) is least at C* = sqrt(fill · b / a) (Sanders et al.),
+// searched around that optimum over whole chunk counts.
+StageTiming pipelined(const NetworkHierarchy& net, const CollectiveRequest& r, const Stage& s, Protocol p) {
+  const StageCost whole = stage_cost(net, r.group, s, r.collective, p);
+  const double a = whole.latency_s, b = whole.serialisation_s;
+  const double payload = s.exchanges.empty() ? 0 : s.exchanges.front().bytes;
+  const double max_chunks = std::max(1.0, std::floor(payload / kMinChunkBytes));
+  const double fill = static_cast<double>(s.pipeline_fill);
+  const double ideal = a > 0 ? std::sqrt(std::max(fill, 1.0) * b / a) : max_chunks;
+  double best_c = 1, best_t = INFINITY;
+  for (double c : {std::floor(ideal), std::ceil(ideal), 1.0, max_chunks}) {
+    c = std::clamp(c, 1.0, max_chunks);
+    const double t = (c + fill) * (a + b / c);
+    if (t < best_t) best_t = t, best_c = c;
+  }
+  StageTiming st{.label = s.label, .repeat = static_cast<std::int64_t>(best_c + fill),
+                 .chunk_bytes = payload / best_c};
+  st.cost = stage_cost(net, r.group, scaled(s, 1.0 / best_c), r.collective, p);
+  return st;
+}
+
+}  // namespace
+
+double CollectiveCost::busbw() const {
+  const double n = static_cast<double>(ranks);
+  if (n < 2) return algbw();
+  switch (collective) {
+    case Collective::kAllReduce: return algbw() * 2.0 * (n - 1) / n;
+    case Collective::kSendRecv: return algbw();
+    default: return algbw() * (n - 1) / n;
+  }
+}
+
+CollectiveCost collective_cost(const NetworkHierarchy& net, const CollectiveAlgorithm& algorithm,
+                               const CollectiveRequest& asked, Protocol protocol) {
+  CollectiveRequest request = asked;
+  if (request.node.empty()) request.node = net.nodes_of(request.group);
+  CollectiveCost c{.collective = request.collective, .algorithm = std::string(algorithm.name()),
+                   .protocol = protocol, .ranks = request.ranks(), .bytes = request.bytes,
+                   .base_s = protocol_base_latency(protocol)};
+  c.total_s = c.base_s;
+  for (const Stage& s : algorithm.stages(request)) {
+    StageTiming st;
+    if (s.pipeline_fill > 0) {
+      st = pipelined(net, request, s, protocol);
+    } else {
+      st = {.label = s.label, .repeat = s.repeat,
+            .chunk_bytes = s.exchanges.empty() ? 0 : s.exchanges.front().bytes,
+            .cost = stage_cost(net, request.group, s, request.collective, protocol)};
+    }
+    c.total_s += static_cast<double>(st.repeat) * st.cost.time_s();
+    c.stages.push_back(std::move(st));
+  }
+  return c;
+}
+
+Result<CollectiveCost> tune_collective(const NetworkHierarchy& net, const CollectiveRequest& request,
+                                       const TunerChoice& choice) {
+  std::vector<const CollectiveAlgorithm*> candidates;
+  if (choice.algorithm) {
+    const CollectiveAlgorithm* a = find_algorithm(*choice.algorithm);
+    if (!a) {
+      std::string known;
+      for (auto n : algorithm_names()) known += (known.empty() ? "" : ", ") + std::string(n);
+      return Error{"params.algorithm", "unknown algorithm \"" + *choice.algorithm + "\"; known: " + known};
+    }
+    if (!a->supports(request.collective, request.ranks())) {
+      std::string fit;
+      for (const auto& b : all_algorithms())
+        if (b->supports(request.collective, request.ranks())) fit += (fit.empty() ? "" : ", ") + std::string(b->name());
+      return Error{"params.algorithm", "\"" + *choice.algorithm + "\" cannot run " +
+                                           std::string(collective_name(request.collective)) + " on " +
+                                           std::to_string(request.ranks()) + " devices; these can: " + fit};
+    }
+    candidates.push_back(a);
+  } else {
+    for (const auto& a : all_algorithms())
+      if (a->in_nccl() && a->supports(request.collective, request.ranks())) candidates.push_back(a.get());
+  }
+  if (candidates.empty())
+    return Error{"params.devices", "no algorithm runs " + std::string(collective_name(request.collective)) + " on " +
+                                       std::to_string(request.ranks()) + " devices"};
+  std::optional<CollectiveCost> best;
+  for (const CollectiveAlgorithm* a : candidates)
+    for (Protocol p : kAllProtocols) {
+      if (choice.protocol && *choice.protocol != p) continue;
+      CollectiveCost c = collective_cost(net, *a, request, p);
+      if (!best || c.total_s < best->total_s) best = std::move(c);
+    }
+  return *best;
+}
+
+}  // namespace tilesight::net

@@ -1,0 +1,115 @@
+// Communication overlapped with computation (model/overlap.h) against hand-drawn schedules,
+// and the fused templates' bounds: max(compute, communication) <= T <= their sum.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tilesight/model/distributed.h"
+#include "tilesight/model/overlap.h"
+
+using namespace tilesight::model;
+
+TEST_CASE("all-gather first: piece k waits for step k-1", "[net][overlap]") {
+  // Steps of 2, pieces of 3 (n = 4):
+  //   Net | 0-2 | 2-4 | 4-6 |
+  //   SM  | 0-3 | 3-6 | 6-9 | 9-12 |   -> compute-bound: T = 12 = 4 x 3
+  auto s = schedule_overlap({.comm = {2, 2, 2}, .compute = {3, 3, 3, 3}, .comm_first = true});
+  CHECK(s.total == Approx(12));
+  CHECK(s.overlap_rate() == Approx(1.0));  // 6 + 12 - 12 = all 6 hidden
+  // Steps of 5, pieces of 1: piece 3 waits for step 3 at 15, T = 16; hidden = 5+4-16 < 0 -> the
+  // pieces hide under the steps instead: overlap of communication = (15 + 4 - 16) / 15 = 0.2.
+  auto c = schedule_overlap({.comm = {5, 5, 5}, .compute = {1, 1, 1, 1}, .comm_first = true});
+  CHECK(c.total == Approx(16));
+  CHECK(c.overlap_rate() == Approx(3.0 / 15));
+}
+
+TEST_CASE("reduce-scatter after: step k waits for piece k", "[net][overlap]") {
+  //   SM  | 0-3 | 3-6 | 6-9 | 9-12 |
+  //   Net |     | 3-5 | 6-8 | 9-11 |  -> T = 12
+  auto s = schedule_overlap({.comm = {2, 2, 2}, .compute = {3, 3, 3, 3}, .comm_first = false});
+  CHECK(s.total == Approx(12));
+  REQUIRE(s.comm.size() == 3);
+  CHECK(s.comm[0].start == Approx(3));
+  CHECK(s.comm[2].end == Approx(11));
+}
+
+TEST_CASE("a slowed piece stretches only inside the busy spans", "[net][overlap]") {
+  // 4 s of work from t=0, busy 1-3 at half speed: 1 s done by t=1, 1 s more by t=3, 2 s more -> 5.
+  CHECK(finish_time(0, 4, {{1, 3}}, 2.0) == Approx(5));
+  CHECK(finish_time(0, 4, {}, 2.0) == Approx(4));
+  CHECK(finish_time(4, 1, {{1, 3}}, 2.0) == Approx(5));
+}
+
+TEST_CASE("fused templates stay within max(compute, comm) <= T <= sum", "[net][overlap]") {
+  for (const char* kernel : {"ag_gemm", "gemm_rs"}) {
+    for (const char* overlap : {"none", "stream", "fused"}) {
+      INFO(kernel << " " << overlap);
+      const nlohmann::json doc = {{"kernel", kernel},
+                                  {"hardware", "h200x8"},
+                                  {"params",
+                                   {{"M", 8192}, {"N", 8192}, {"K", 8192}, {"devices", 8}, {"overlap", overlap},
+                                    {"block_m", 128}, {"block_n", 256}, {"block_k", 64}, {"warps", 8}}}};
+      auto p = predict_distributed(doc, "", {.timeline = false});
+      INFO((p.ok() ? "" : p.error_text()));
+      REQUIRE(p.ok());
+      const auto& n = p->network;
+      CHECK(n.overlap == overlap);
+      const double comm = n.comm_us, compute = n.compute_us, t = p->latency_us;
+      CHECK(t >= std::max(comm, compute) - 1e-6);
+      if (std::string(overlap) == "none") {
+        CHECK(t == Approx(comm + compute));
+        CHECK(n.overlap_rate == Approx(0).margin(1e-9));
+      } else if (std::string(overlap) == "fused") {
+        CHECK(t <= comm + compute + p->launch_overhead_us + 1e-6);
+        // A pipeline of 8 shards: at most one step and one piece of fill past the longer lane.
+        CHECK(t <= std::max(comm, compute) + comm / 7 + compute / 8 + p->launch_overhead_us + 1e-6);
+        CHECK(n.overlap_rate > 0.3);
+      } else {
+        CHECK(t <= comm + 2 * compute);  // slowed beside NCCL, never past twice
+        CHECK(n.overlap_rate > 0);
+      }
+      CHECK(p->utilization[tilesight::index(tilesight::Resource::kNet)] > 0);
+    }
+  }
+}
+
+TEST_CASE("Ulysses: all-to-all in, attention, all-to-all out, within the overlap bounds", "[net][overlap]") {
+  // Llama-70B-like attention, 64 heads / 8 KV heads of 128, 32k tokens over 8 GPUs. Each
+  // device sends its Q, K and V sequence shard: 4096 rows x (64 + 2 x 8) heads x 128 x 2 B =
+  // 83.9 MB in; 4096 x 64 x 128 x 2 B = 67.1 MB out.
+  for (const char* overlap : {"none", "stream", "fused"}) {
+    INFO(overlap);
+    const nlohmann::json doc = {{"kernel", "ulysses_attention"},
+                                {"hardware", "h200x8"},
+                                {"params",
+                                 {{"batch", 1}, {"heads", 64}, {"kv_heads", 8}, {"seq_q", 32768}, {"seq_kv", 32768},
+                                  {"head_dim", 128}, {"causal", true}, {"devices", 8}, {"overlap", overlap}}}};
+    auto p = predict_distributed(doc, "", {.timeline = false});
+    INFO((p.ok() ? "" : p.error_text()));
+    REQUIRE(p.ok());
+    const auto& n = p->network;
+    REQUIRE(n.collectives.size() == 2);
+    CHECK(n.collectives[0].bytes == Approx(4096.0 * 80 * 128 * 2));
+    CHECK(n.collectives[1].bytes == Approx(4096.0 * 64 * 128 * 2));
+    CHECK(p->latency_us >= std::max(n.comm_us, n.compute_us) - 1e-6);
+    if (std::string(overlap) == "none") CHECK(p->latency_us == Approx(n.comm_us + n.compute_us));
+    else CHECK(p->latency_us <= n.comm_us + 2 * n.compute_us + p->launch_overhead_us);
+  }
+}
+
+TEST_CASE("what-if: doubling NVLink halves the ring's serialisation", "[net][whatif]") {
+  // 1 GiB ring all-reduce on 8 GPUs: 14 steps of 3.4 us + (S/8) / (900e9 x 0.8) = 186.41 us,
+  // plus the 8.4 us launch: 2665.8 us (against 5275.6 us at 450 GB/s).
+  nlohmann::json doc = {{"kernel", "all_reduce"},
+                        {"hardware", "h200x8"},
+                        {"params", {{"bytes", 1073741824}, {"devices", 8}, {"algorithm", "ring"}, {"protocol", "Simple"}}},
+                        {"what_if", {{"bandwidth_scale", {{"nvlink4", 2}}}}}};
+  auto p = predict_distributed(doc, "");
+  INFO((p.ok() ? "" : p.error_text()));
+  REQUIRE(p.ok());
+  CHECK(p->latency_us == Approx(8.4 + 14 * (3.4 + 1073741824.0 / 8 / 720e9 * 1e6)));
+  CHECK(p->hardware == "h200x8 (what-if)");
+  doc["what_if"]["bandwidth_scale"] = {{"nvlink9", 2}};
+  auto bad = predict_distributed(doc, "");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors()[0].path == "what_if.bandwidth_scale.nvlink9");
+}
