@@ -85,8 +85,18 @@ TEST_CASE("attention parameter errors name their field", "[attention]") {
   bad["head_dim"] = 512;
   CHECK_THAT(errors_of(bad), Catch::Contains("params.head_dim"));
   bad = kFa2;
-  bad["variant"] = "fa4";
+  bad["variant"] = "fa5";
   CHECK_THAT(errors_of(bad), Catch::Contains("params.variant"));
+  bad = kFa2;
+  bad["variant"] = "fa4";
+  bad["head_dim"] = 256;
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.head_dim: fa4 runs head dims"));
+  bad["head_dim"] = 128;
+  bad["mma"] = "wgmma";
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.mma"));
+  bad = kFa2;
+  bad["mma"] = "tcgen05";
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.mma"));
 }
 
 TEST_CASE("causal attention walks about half the key blocks", "[attention]") {
@@ -95,7 +105,13 @@ TEST_CASE("causal attention walks about half the key blocks", "[attention]") {
   const auto p = parse(causal);
   // Query block i sees 2(i+1) key blocks of 64: the average over 32 blocks is 33 of 64.
   CHECK(kernels::attention_kv_blocks(p) == 33);
-  CHECK(kernels::lift_attention(p).find_loop("kv")->trip_count == 33);
+  const auto prog = kernels::lift_attention(p);
+  CHECK(prog.find_loop("kv")->trip_count == 33);
+  // The per-block counts go with it for the wave model's makespan: 2, 4, ..., 64.
+  CHECK(prog.find_loop("kv")->trips_dim == "q_block");
+  REQUIRE(prog.find_loop("kv")->trips.size() == 32);
+  CHECK(prog.find_loop("kv")->trips.front() == 2);
+  CHECK(prog.find_loop("kv")->trips.back() == 64);
   causal["causal"] = true;
   CHECK(kernels::attention_kv_blocks(parse(causal)) == 33);
 }

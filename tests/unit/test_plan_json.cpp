@@ -188,7 +188,7 @@ TEST_CASE("unknown names of ops, placements, dtypes list the allowed ones", "[pl
                  "mma_tc, mma_cuda, reduce, exp, rescale, remote, fused)"));
   CHECK(contains(errors,
                  "actions[2].mma: unknown mma instruction \"hmma\" (expected one of "
-                 "wgmma, mma_sync)"));
+                 "wgmma, mma_sync, tcgen05)"));
   CHECK(contains(errors,
                  "accesses[0].placement: unknown placement \"hbm\" (expected one of "
                  "register, tmem, smem, l15, l2, ddr)"));

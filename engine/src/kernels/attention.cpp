@@ -53,20 +53,42 @@ std::optional<bool> read_flag(FieldReader& f, const char* key, bool fallback) {
   return f.boolean(key, fallback);
 }
 
+// fa4 (FlashAttention-4, Blackwell): a block owns two 128-row Q tiles (256 rows) that two
+// softmax warp groups work on in ping-pong, a correction warp group rescales O in TMEM, one warp
+// issues tcgen05.mma and one loads K/V by TMA (16 warps); 128-key tiles, K/V double-buffered.
+// The S and O accumulators of both Q tiles fill the 256 KiB of TMEM at head dim 128, so larger
+// heads cannot run.
+void read_fa4_config(FieldReader& f, AttentionParams& p, Errors& errors) {
+  if (auto m = f.string("mma", "tcgen05")) {
+    if (*m == "tcgen05")
+      p.mma = MmaInstruction::kTcgen05;
+    else
+      errors.push_back({f.field_path("mma"), "fa4 runs tcgen05 only, got \"" + *m + "\""});
+  }
+  if (p.head_dim > 128 || p.head_dim % 32 != 0)
+    errors.push_back({f.field_path("head_dim"), "fa4 runs head dims 32, 64, 96 and 128 (S and O of two 128-row "
+                                                "tiles in 256 KiB of TMEM), got " + std::to_string(p.head_dim)});
+  p.block_m = f.integer("block_m", 128, 256, 256).value_or(0);
+  p.block_n = f.integer("block_n", 64, 256, 128).value_or(0);
+  p.warps = f.integer("warps", 8, 32, 16).value_or(0);
+  p.stages = f.integer("stages", 1, 8, 2).value_or(0);
+}
+
 void read_kernel_config(FieldReader& f, AttentionParams& p, Errors& errors) {
   if (auto v = f.string("variant", "fa2")) {
-    if (*v == "fa2" || *v == "fa3")
+    if (*v == "fa2" || *v == "fa3" || *v == "fa4")
       p.variant = *v;
     else
       errors.push_back(
-          {f.field_path("variant"), "unknown variant \"" + *v + "\"; known: fa2, fa3"});
+          {f.field_path("variant"), "unknown variant \"" + *v + "\"; known: fa2, fa3, fa4"});
   }
+  if (p.variant == "fa4") return read_fa4_config(f, p, errors);
   const bool fa3 = p.variant == "fa3";
   if (auto m = f.string("mma", fa3 ? "wgmma" : "mma_sync")) {
-    if (auto t = mma_from_name(*m))
+    if (auto t = mma_from_name(*m); t && *t != MmaInstruction::kTcgen05)
       p.mma = *t;
     else
-      errors.push_back({f.field_path("mma"), "unknown mma \"" + *m + "\"; known: mma_sync, wgmma"});
+      errors.push_back({f.field_path("mma"), "unknown mma \"" + *m + "\" for " + p.variant + "; known: mma_sync, wgmma"});
   }
   // FA2 library traits (attention_README.md): d <= 64 -> 128x128, d 128 -> 128x64, 4 warps;
   // larger heads 64x64. fa3: 128x128 (64x64 past d 128), 3 warp groups.
@@ -74,6 +96,9 @@ void read_kernel_config(FieldReader& f, AttentionParams& p, Errors& errors) {
   p.block_m = f.integer("block_m", 16, 512, large ? 64 : 128).value_or(0);
   p.block_n = f.integer("block_n", 16, 512, large ? 64 : (fa3 || small ? 128 : 64)).value_or(0);
   p.warps = f.integer("warps", 1, 32, fa3 ? 12 : 4).value_or(0);
+  // FA2's library kernel single-buffers K and V in SMEM but issues each load one GEMM phase
+  // ahead (the next K during this tile's softmax and PV, V during QK^T): its loads overlap
+  // compute as a 2-stage pipeline's do. Its occupancy is register-bound either way.
   p.stages = f.integer("stages", 1, 8, 2).value_or(0);
   if (fa3 && p.warps <= kProducerWarps)
     errors.push_back({f.field_path("warps"),
@@ -136,19 +161,28 @@ std::int64_t attention_rows_per_tile(const AttentionParams& p) {
 
 // Causal: query block i sees keys up to the end of its rows, aligned bottom-right (FA2 >= 2.1:
 // offset seq_kv - seq_q), rounded up to whole key blocks (the masked diagonal band). The grid's
-// tiles differ (block i walks ~i+1 blocks); a tile program has one trip count, so this is the
-// average over the query blocks: the total work is right, the longest tile's tail is not
-// (small causal grids finish with the last query block, attention_README.md).
+// tiles differ (block i walks ~i+1 blocks): the loop's trip count is their average (the total
+// work), and the per-block counts go with it (Loop::trips) so that the wave model sees the
+// longest tiles finish last (small causal grids end with the last query block,
+// attention_README.md).
 std::int64_t attention_kv_blocks(const AttentionParams& p) {
-  const std::int64_t all = ceil_div(p.seq_kv, p.block_n);
-  if (!p.causal || gqa_folded(p)) return all;
-  const std::int64_t nq = q_blocks(p), offset = p.seq_kv - p.seq_q;
+  const auto per_block = attention_kv_blocks_per_q_block(p);
   double sum = 0;
+  for (auto n : per_block) sum += static_cast<double>(n);
+  return std::max<std::int64_t>(1, std::llround(sum / static_cast<double>(per_block.size())));
+}
+
+// A query block with no key to see (offset < 0) still runs one block to write its zeros.
+std::vector<std::int64_t> attention_kv_blocks_per_q_block(const AttentionParams& p) {
+  const std::int64_t all = ceil_div(p.seq_kv, p.block_n), nq = q_blocks(p);
+  if (!p.causal || gqa_folded(p)) return std::vector<std::int64_t>(static_cast<std::size_t>(nq), all);
+  const std::int64_t offset = p.seq_kv - p.seq_q;
+  std::vector<std::int64_t> out;
   for (std::int64_t i = 0; i < nq; ++i) {
     const std::int64_t last = std::clamp(offset + (i + 1) * p.block_m, std::int64_t{0}, p.seq_kv);
-    sum += static_cast<double>(ceil_div(last, p.block_n));
+    out.push_back(std::max<std::int64_t>(1, ceil_div(last, p.block_n)));
   }
-  return std::max<std::int64_t>(1, std::llround(sum / static_cast<double>(nq)));
+  return out;
 }
 
 std::int64_t attention_split_count(const AttentionParams& p) {
@@ -168,17 +202,26 @@ namespace {
 std::int64_t consumer_warps(const AttentionParams& p) {
   return p.variant == "fa3" ? p.warps - kProducerWarps : p.warps;
 }
+// fa4 splits the register file by warp group (setmaxnreg, as FlashAttention-4 does): each
+// softmax thread owns one TMEM lane, i.e. one row of S (block_n fp32) plus P's packing, row
+// statistics and addresses (64); the correction warp group 80, the MMA/TMA/epilogue warps 48.
+// O stays in TMEM. The block's average is what occupancy sees: 128 at block_n 128, 16 warps.
+std::int64_t fa4_registers(const AttentionParams& p) {
+  const std::int64_t groups = std::max<std::int64_t>(3, p.warps / 4), softmax = p.block_n + 64;
+  return ceil_div(2 * softmax + 80 + 48 * (groups - 3), groups);
+}
 }  // namespace
 
 // Per consumer thread: the fp32 O accumulator (block_m x d) and the score tile S/P
 // (block_m x block_n) spread over the consumer warps, plus a fixed working set.
 std::int64_t attention_registers_needed(const AttentionParams& p) {
+  if (p.variant == "fa4") return fa4_registers(p);
   return ceil_div(p.block_m * (p.head_dim + p.block_n), consumer_warps(p) * 32) + kBaseRegisters;
 }
 
 std::int64_t attention_registers_per_thread(const AttentionParams& p) {
   const std::int64_t consumer = std::min(kMaxRegisters, attention_registers_needed(p));
-  if (p.variant != "fa3") return consumer;
+  if (p.variant != "fa3") return consumer;  // fa4: every warp group allocates the softmax's count
   return ceil_div(consumer * consumer_warps(p) + kProducerRegisters * kProducerWarps, p.warps);
 }
 

@@ -75,6 +75,31 @@ void lift_tensors(const AttentionParams& p, TileProgram& prog) {
                            "", true});
 }
 
+// How a wgmma kernel's warp groups share a tile (Triton's Hopper layout): wgmma is m64, so a
+// block_m-row tile has block_m / 64 row slices; warp groups beyond them split the columns
+// (key block for S, head dim for O) into col_groups.
+struct WgmmaSplit {
+  std::int64_t row_slices = 1, col_groups = 1;
+};
+WgmmaSplit wgmma_split(const AttentionParams& p) {
+  const std::int64_t slices = std::max<std::int64_t>(1, ceil_div(p.block_m, 64));
+  if (p.variant != "fa2") return {slices, 1};  // fa3: each consumer warp group owns its rows
+  const std::int64_t groups = std::max<std::int64_t>(1, p.warps / 4);
+  return {slices, std::max<std::int64_t>(1, groups / slices)};
+}
+
+// Column-split warp groups (e.g. 64 rows on 8 warps) hold disjoint columns of S, but PV needs
+// whole rows of P as its A operand: P goes to SMEM (stored once, read by each column group),
+// an action between the softmax and PV.
+void lift_column_split(const AttentionParams& p, TileProgram& prog) {
+  const WgmmaSplit split = wgmma_split(p);
+  if (p.variant != "fa2" || p.mma != MmaInstruction::kWgmma || split.col_groups <= 1) return;
+  const double p_bytes = d(p.block_m * p.block_n) * dtype_bytes(p.dtype);
+  prog.actions.push_back({.name = "exchange_p", .op = OpKind::kFused, .bytes = p_bytes * d(1 + split.col_groups),
+                          .deps = {5, 6}, .result_level = Placement::kSmem, .loop = "kv", .dtype = p.dtype});
+  prog.actions[7].deps.push_back(prog.actions.size() - 1);
+}
+
 // One key block of the online softmax (FA2 Algorithm 1): S = QK^T on tensor cores, the row
 // max (1 flop/score), exp of the shifted scores on the SFU (1 scale-subtract flop + 1 exp per
 // score), the running sum (1 flop/score) and the O rescale (1 flop per O element, one exp per
@@ -104,12 +129,46 @@ void lift_kv_loop(const AttentionParams& p, TileProgram& prog) {
     prog.actions.push_back({.name = name, .op = OpKind::kLoad,
                             .operands = {t}, .bytes = k_bytes, .result_level = Placement::kSmem, .loop = "kv",
                             .dtype = p.dtype});
-  prog.actions.push_back(mma("gemm_qk", {"Q", "K"}, q_bytes + k_bytes, {0, 1}));  // 3
+  // wgmma operand traffic: each 64-row slice's wgmma reads all of its B tile from SMEM, and
+  // each column group reads the A tile (wgmma_split).
+  const WgmmaSplit split = wgmma_split(p);
+  const double qk_bytes = p.mma == MmaInstruction::kWgmma
+                              ? q_bytes * d(split.col_groups) + k_bytes * d(split.row_slices)
+                              : q_bytes + k_bytes;
+  const double pv_bytes = p.mma == MmaInstruction::kWgmma ? k_bytes * d(split.row_slices) : k_bytes;
+  prog.actions.push_back(mma("gemm_qk", {"Q", "K"}, qk_bytes, {0, 1}));  // 3
   prog.actions.push_back(cuda("rowmax", OpKind::kReduce, scores, 0, {3}));        // 4
   prog.actions.push_back(cuda("exp", OpKind::kExp, scores, scores, {4}));         // 5
   prog.actions.push_back(cuda("rescale", OpKind::kRescale, scores + bm * hd, bm, {4, 5}));  // 6
-  prog.actions.push_back(mma("gemm_pv", {"V"}, k_bytes, pv_deps));                          // 7
+  prog.actions.push_back(mma("gemm_pv", {"V"}, pv_bytes, pv_deps));                         // 7
   prog.actions.back().local_bytes = attention_spill_bytes_per_iteration(p);
+}
+
+// fa4 (Blackwell, §3.2): S = QK^T lands in TMEM; the softmax warp groups load S from TMEM
+// (fp32), write P back over it (bf16) for the PV MMA to read as its A operand, and the
+// correction warp group loads and stores the fp32 O accumulator in TMEM to rescale it. Those
+// TMEM loads and stores are the tile's TMEM traffic; the MMAs read Q/K/V from SMEM, each of the
+// block's two 128-row Q tiles its own tcgen05.mma (K and V are read once per Q tile). As fa3,
+// the two Q tiles ping-pong: PV of one waits for S and V, the other's softmax runs meanwhile.
+void lift_fa4_loop(const AttentionParams& p, TileProgram& prog) {
+  const double in_b = dtype_bytes(p.dtype), bm = d(p.block_m), bn = d(p.block_n), hd = d(p.head_dim);
+  const double scores = bm * bn, k_bytes = bn * hd * in_b, q_tiles = std::max(1.0, bm / 128.0);
+  for (const auto& [name, t] : {std::pair{"load_k", "K"}, std::pair{"load_v", "V"}})  // 1, 2
+    prog.actions.push_back({.name = name, .op = OpKind::kLoad, .operands = {t}, .bytes = k_bytes,
+                            .result_level = Placement::kSmem, .loop = "kv", .dtype = p.dtype});
+  auto mma = [&](const char* name, std::vector<std::string> ops, double bytes, std::vector<std::size_t> deps) {
+    return TileAction{.name = name, .op = OpKind::kMmaTc, .operands = std::move(ops), .flops = 2.0 * scores * hd,
+                      .bytes = bytes, .deps = std::move(deps), .loop = "kv", .dtype = p.dtype, .mma = p.mma};
+  };
+  auto tmem = [&](const char* name, OpKind op, double flops, double sfu, double bytes, std::vector<std::size_t> deps) {
+    return TileAction{.name = name, .op = op, .flops = flops, .bytes = bytes, .sfu_ops = sfu, .deps = std::move(deps),
+                      .result_level = Placement::kTmem, .loop = "kv", .dtype = DType::kFP32};
+  };
+  prog.actions.push_back(mma("gemm_qk", {"Q", "K"}, bm * hd * in_b + q_tiles * k_bytes, {1}));  // 3
+  prog.actions.push_back(tmem("rowmax", OpKind::kReduce, scores, 0, scores * 4.0, {3}));  // 4: load S
+  prog.actions.push_back(tmem("exp", OpKind::kExp, scores, scores, scores * in_b, {4}));  // 5: store P
+  prog.actions.push_back(tmem("rescale", OpKind::kRescale, bm * hd, bm, 2.0 * bm * hd * 4.0, {4}));  // 6: O ld+st
+  prog.actions.push_back(mma("gemm_pv", {"V"}, q_tiles * k_bytes, {3, 2}));  // 7
 }
 
 // After the loop: O (or the fp32 partial plus its row log-sum-exp) goes out; split-KV adds the
@@ -161,6 +220,18 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
   lift_tensors(p, prog);
   const std::int64_t blocks = attention_kv_blocks(p);
   prog.loops = {{"kv", std::max<std::int64_t>(1, ceil_div(blocks, p.split_kv)), p.stages, ""}};
+  // fa2 structure (FlashAttention-2, Triton's tutorial kernel: no warp specialisation): QK^T,
+  // softmax and PV run in order in every warp, and the SM's resident blocks do not hide one's
+  // softmax under another's GEMMs (FA3 §3.1: FA2's softmax and GEMMs are sequential). On the
+  // H200 corpora the serial sum matches FA2 at d 64 and d 128 within a few percent where the
+  // overlapped chain is 1.4-1.6x fast (docs/attention-model.md).
+  prog.loops[0].overlap_resident = p.variant != "fa2";
+  // Causal tiles differ in length: the block scheduler's makespan sees each one (waves).
+  if (const auto trips = attention_kv_blocks_per_q_block(p);
+      p.split_kv == 1 && trips.size() > 1 && trips.front() != trips.back()) {
+    prog.loops[0].trips_dim = "q_block";
+    prog.loops[0].trips = trips;
+  }
   const double q_bytes = d(attention_rows_per_tile(p) * p.head_dim) * dtype_bytes(p.dtype);
   prog.actions.push_back({.name = "load_q",
                           .op = OpKind::kLoad,
@@ -168,11 +239,15 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
                           .bytes = q_bytes,
                           .result_level = Placement::kSmem,
                           .dtype = p.dtype});  // 0
-  lift_kv_loop(p, prog);
+  if (p.variant == "fa4")
+    lift_fa4_loop(p, prog);
+  else
+    lift_kv_loop(p, prog);
   lift_epilogue(p, prog);
+  lift_column_split(p, prog);
   // fa3 (FA3, cuDNN's sm90 kernel): persistent, one block per SM walking tiles with the
   // TMA pipeline kept full across them (attention_README.md: grid 132 x 384 threads).
-  prog.schedule = {.persistent = p.variant == "fa3"};
+  prog.schedule = {.persistent = p.variant == "fa3" || p.variant == "fa4"};
   prog.resources = {attention_smem_bytes(p), attention_registers_per_thread(p), p.warps};
   return prog;
 }

@@ -61,9 +61,14 @@ void lift_tensors(const MemoryBoundParams& p, TileProgram& prog) {
     prog.tensors.push_back({"W", {nw, p.cols}, p.dtype});
     prog.accesses.push_back({"W", {nw, p.cols}, Placement::kDdr, {"row"}, ""});
   }
+  if (!p.fused) {
+    prog.tensors.push_back({"T", shape, p.dtype});
+    prog.accesses.push_back({"T", tile, Placement::kDdr, {}, "", true});
+  }
   prog.tensors.push_back({"Out", shape, p.dtype});
   prog.accesses.push_back({"Out", tile, Placement::kDdr, {}, "", true});
 }
+
 
 TileAction load(const char* name, const char* tensor, double bytes, DType t) {
   return {.name = name,
@@ -115,6 +120,25 @@ void lift_actions(const MemoryBoundParams& p, TileProgram& prog) {
                .dtype = p.dtype});
 }
 
+// Eager SiLU then multiply: the first kernel stores SiLU(gate) to T, the second reads T and up.
+void lift_unfused_silu_mul(const MemoryBoundParams& p, TileProgram& prog) {
+  const double n = d(tile_cols(p)), b = dtype_bytes(p.dtype);
+  const OpCosts c = op_costs(p);
+  auto& a = prog.actions;
+  a.push_back(load("load_x", "X", n * b, p.dtype));  // 0
+  a.push_back({.name = "silu", .op = OpKind::kExp, .flops = (c.apply - 1) * n, .sfu_ops = c.sfu * n,
+               .deps = {0}, .dtype = DType::kFP32});
+  a.push_back({.name = "store_t", .op = OpKind::kStore, .operands = {"T"}, .bytes = n * b, .deps = {1},
+               .result_level = Placement::kDdr, .dtype = p.dtype});
+  a.push_back(load("load_t", "T", n * b, p.dtype));
+  a.back().deps = {2};
+  a.push_back(load("load_u", "U", n * b, p.dtype));
+  a.push_back({.name = "apply", .op = OpKind::kFused, .flops = n, .deps = {3, 4}, .dtype = DType::kFP32});
+  a.push_back({.name = "store_out", .op = OpKind::kStore, .operands = {"Out"}, .bytes = n * b, .deps = {5},
+               .result_level = Placement::kDdr, .dtype = p.dtype});
+  prog.launches = 2;
+}
+
 }  // namespace
 
 const std::vector<std::string>& memory_bound_names() {
@@ -129,8 +153,12 @@ Result<MemoryBoundParams> parse_memory_bound_params(const std::string& kernel,
   Errors errors;
   if (!params.is_object()) return Error{path, "must be an object, got " + json_type_phrase(params)};
   FieldReader f{params, path, errors};
-  f.reject_unknown({"rows", "cols", "dtype"});
+  if (kernel == "silu_mul")
+    f.reject_unknown({"rows", "cols", "dtype", "fused"});
+  else
+    f.reject_unknown({"rows", "cols", "dtype"});
   MemoryBoundParams p{.kernel = kernel};
+  p.fused = f.boolean("fused", true).value_or(true);
   p.rows = f.integer("rows", 1, kMaxDim).value_or(0);
   p.cols = f.integer("cols", 1, kMaxDim).value_or(0);
   if (auto s = f.string("dtype", "bf16")) {
@@ -159,7 +187,10 @@ plan::TileProgram lift_memory_bound(const MemoryBoundParams& p) {
   prog.grid.dims = {{"row", p.rows}};
   if (elementwise(p)) prog.grid.dims.push_back({"chunk", ceil_div(p.cols, kChunk)});
   lift_tensors(p, prog);
-  lift_actions(p, prog);
+  if (p.fused)
+    lift_actions(p, prog);
+  else
+    lift_unfused_silu_mul(p, prog);
   // PyTorch's launch shapes (attention_README.md): 128 threads for the norms and the
   // elementwise ops, 1024 for softmax; rows are held in registers, no shared-memory staging.
   const std::int64_t warps = p.kernel == "softmax" ? 32 : 4;

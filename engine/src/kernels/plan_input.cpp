@@ -6,6 +6,7 @@
 #include "tilesight/kernels/attention.h"
 #include "tilesight/kernels/gemm.h"
 #include "tilesight/kernels/memory_bound.h"
+#include "tilesight/kernels/mla_decode.h"
 #include "tilesight/plan/plan_json.h"
 #include "tilesight/util/json_input.h"
 
@@ -29,6 +30,12 @@ const std::map<std::string, Lift>& templates() {
            auto p = parse_attention_params(params);
            if (!p) return p.errors();
            return lift_attention(*p);
+         }},
+        {"mla_decode",
+         [](const nlohmann::json& params) -> Result<plan::TileProgram> {
+           auto p = parse_mla_decode_params(params);
+           if (!p) return p.errors();
+           return lift_mla_decode(*p);
          }},
     };
     for (const auto& name : memory_bound_names())
@@ -71,6 +78,9 @@ Result<PlanInput> read_instance(const nlohmann::json& doc) {
     in.path_aliases = {{"resources.smem_bytes", "params (block_m, block_n, head_dim, stages, dtype)"},
                        {"resources.registers_per_thread", "params (block_m, block_n, head_dim, warps)"},
                        {"resources.warps", "params.warps"}};
+  if (*kernel == "mla_decode")
+    in.path_aliases = {{"resources.smem_bytes", "params (kv_lora_rank, rope_dim, block_n, dtype)"},
+                       {"resources.registers_per_thread", "params (kv_lora_rank, block_n)"}};
   if (!name->empty()) in.program.name = *name;
   in.program.hardware = in.hardware;
   return in;

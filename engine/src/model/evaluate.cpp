@@ -5,6 +5,7 @@
 
 #include "tilesight/cache/sdcm_cache_model.h"
 #include "tilesight/model/occupancy.h"
+#include "tilesight/model/tile_imbalance.h"
 #include "tilesight/model/timeline.h"
 #include "tilesight/model/wave_model.h"
 #include "tilesight/model/waves.h"
@@ -41,6 +42,7 @@ struct WavePlan {
   WaveDecomposition waves;
   WaveTime full;
   WaveTime tail;
+  double imbalance = 1;  // unequal tiles stretch the steady state (tile_imbalance.h)
 };
 
 WavePlan run_waves(const plan::TileProgram& p, const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic,
@@ -48,6 +50,7 @@ WavePlan run_waves(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
   WavePlan w;
   const auto sms = static_cast<std::int64_t>(hw.sm_count);
   w.waves = decompose_waves(p.grid.tiles(), sms, resident);
+  w.imbalance = tile_imbalance(p, sms * resident);
   if (w.waves.full_waves > 0)
     w.full = evaluate_wave(p, hw, traffic, hw.sm_count, resident, clock, max_orders);
   if (w.waves.tail_blocks > 0)
@@ -69,7 +72,7 @@ struct KernelTime {
 KernelTime kernel_time(const WavePlan& w, const plan::TileSchedule& schedule) {
   const double nfull = static_cast<double>(w.waves.full_waves);
   if (!schedule.persistent)
-    return {nfull * w.full.prologue + w.tail.prologue, nfull * w.full.steady + w.tail.steady,
+    return {nfull * w.full.prologue + w.tail.prologue, (nfull * w.full.steady + w.tail.steady) * w.imbalance,
             nfull * w.full.epilogue + w.tail.epilogue};
   const bool has_tail = w.waves.tail_blocks > 0;
   const WaveTime& first = w.waves.full_waves > 0 ? w.full : w.tail;
@@ -77,7 +80,7 @@ KernelTime kernel_time(const WavePlan& w, const plan::TileSchedule& schedule) {
   auto round = [&](const WaveTime& wt) { return wt.steady + (schedule.epilogue_overlap ? 0.0 : wt.tail); };
   KernelTime t;
   t.prologue = first.prologue;
-  t.steady = nfull * round(w.full) + (has_tail ? round(w.tail) : 0.0);
+  t.steady = (nfull * round(w.full) + (has_tail ? round(w.tail) : 0.0)) * w.imbalance;
   t.epilogue = (last.epilogue - last.tail) + (schedule.epilogue_overlap ? last.tail : 0.0);
   return t;
 }
@@ -112,6 +115,13 @@ report::LoopReport loop_report(const LoopAnalysis& la) {
   r.order_search = la.search.method;
   r.legal_orders = la.legal_orders.count;
   r.legal_orders_exact = la.legal_orders.exact && !la.legal_orders.saturated;
+  const TcOverlap o = tc_overlap(la);
+  r.steady_bottleneck = o.bottleneck;
+  r.tc_us = o.tc * kUs;
+  r.sfu_us = o.sfu * kUs;
+  r.cuda_us = o.cuda * kUs;
+  r.sfu_hidden = o.sfu_hidden;
+  r.cuda_hidden = o.cuda_hidden;
   return r;
 }
 

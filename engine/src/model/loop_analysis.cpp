@@ -115,6 +115,8 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   out.items = body_items(loop, ctx);
   const ActionDag dag = item_dag(out.items, ctx.program);
   const double inter = static_cast<double>(std::max<std::int64_t>(interleave, 1));
+  // Resident tiles whose chains take turns (Loop::overlap_resident) divide nothing.
+  const double chain_inter = loop.overlap_resident ? inter : 1.0;
   bool loads_on_chain = false;  // some load waits in the chain (nothing prefetches it)
   for (const auto& it : out.items) loads_on_chain |= it.is_load && !it.prefetched;
 
@@ -147,9 +149,9 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
 
   // Best legal order (eq. 5) by branch-and-bound on the in-order chain.
   const double fixed = std::max(other, memory_bound);
-  const double bound = std::max(fixed, critical_path(out.items, dag) / inter);
+  const double bound = std::max(fixed, critical_path(out.items, dag) / chain_inter);
   PrefixCost cost = [&](const std::vector<std::size_t>& prefix) {
-    return std::max(fixed, chain_makespan(prefix, out.items, dag, nullptr) / inter);
+    return std::max(fixed, chain_makespan(prefix, out.items, dag, nullptr) / chain_inter);
   };
   out.search = best_topological_order(dag, cost, {.max_orders = ctx.max_orders, .lower_bound = bound});
   out.legal_orders = count_topological_orders(dag);
@@ -159,7 +161,7 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   for (std::size_t k = 0; k < out.items.size(); ++k) out.items[k].chain_offset = offsets[k];
   out.last_chain = loads_on_chain ? 0.0 : out.chain;
 
-  const double steady = std::max(fixed, out.chain / inter);
+  const double steady = std::max(fixed, out.chain / chain_inter);
   out.limited_by = steady == other ? "throughput"
                    : steady == memory_bound
                        ? (out.latency_floor > memory ? "memory latency" : "throughput")
@@ -177,6 +179,24 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   }
   out.busy = per_iteration * static_cast<double>(env.iterations);
   return out;
+}
+
+TcOverlap tc_overlap(const LoopAnalysis& la) {
+  TcOverlap o;
+  const auto n = static_cast<double>(std::max<std::int64_t>(la.envelope.iterations, 1));
+  const ResourceVector u = la.busy * (1.0 / n);
+  for (Resource r : kAllResources)
+    if (u[r] > u[o.bottleneck]) o.bottleneck = r;
+  o.steady = la.envelope.steady;
+  o.tc = u[Resource::kTC];
+  o.sfu = u[Resource::kSfu];
+  o.cuda = u[Resource::kCuda];
+  if (o.tc <= 0) return o;
+  const double idle = std::max(0.0, o.steady - o.tc);
+  auto hidden = [&](double t) { return t > 0 ? 1.0 - std::min(t, idle) / t : 1.0; };
+  o.sfu_hidden = hidden(o.sfu);
+  o.cuda_hidden = hidden(o.cuda);
+  return o;
 }
 
 }  // namespace tilesight::model

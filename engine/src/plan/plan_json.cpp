@@ -16,7 +16,7 @@ using nlohmann::json;
 
 constexpr DType kAllDTypes[] = {DType::kBF16, DType::kFP16, DType::kFP8, DType::kTF32,
                                 DType::kFP32};
-constexpr MmaInstruction kAllMmas[] = {MmaInstruction::kWgmma, MmaInstruction::kMmaSync};
+constexpr MmaInstruction kAllMmas[] = {MmaInstruction::kWgmma, MmaInstruction::kMmaSync, MmaInstruction::kTcgen05};
 
 std::string element_path(const std::string& array_path, std::size_t i) {
   return array_path + "[" + std::to_string(i) + "]";
@@ -132,12 +132,22 @@ TensorAccess parse_access(const json& obj, const std::string& path, Errors& erro
 
 Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "trip_count", "stages", "parent"});
+  r.reject_unknown({"name", "trip_count", "stages", "parent", "trips_along", "overlap_resident"});
   Loop l;
   l.name = r.string("name").value_or("");
   l.trip_count = r.integer("trip_count", 1, kMaxExtent).value_or(1);
   l.stages = r.integer("stages", 1, kMaxStages, 1).value_or(1);
   l.parent = r.string("parent", "").value_or("");
+  l.overlap_resident = r.boolean("overlap_resident", true).value_or(true);
+  if (const json* along = r.object("trips_along", false)) {
+    FieldReader t{*along, r.field_path("trips_along"), errors};
+    t.reject_unknown({"dim", "trips"});
+    l.trips_dim = t.string("dim").value_or("");
+    if (const json* trips = t.array("trips"))
+      for (std::size_t k = 0; k < trips->size(); ++k)
+        l.trips.push_back(json_integer((*trips)[k], element_path(t.field_path("trips"), k), 1,
+                                       kMaxExtent, errors).value_or(1));
+  }
   return l;
 }
 
@@ -332,6 +342,8 @@ json to_json(const TileProgram& p) {
   for (const Loop& l : p.loops) {
     json jl = {{"name", l.name}, {"trip_count", l.trip_count}, {"stages", l.stages}};
     if (!l.parent.empty()) jl["parent"] = l.parent;
+    if (!l.trips.empty()) jl["trips_along"] = {{"dim", l.trips_dim}, {"trips", l.trips}};
+    if (!l.overlap_resident) jl["overlap_resident"] = false;
     j["loops"].push_back(jl);
   }
   j["actions"] = json::array();

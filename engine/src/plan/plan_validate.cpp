@@ -142,6 +142,15 @@ void check_loops(const TileProgram& p, Errors& errors) {
     check_integer(l.trip_count, 1, kMaxExtent, nest(at("loops", i), "trip_count"), errors);
     check_integer(l.stages, 1, kMaxStages, nest(at("loops", i), "stages"), errors);
     check_loop_name(p, l.parent, nest(at("loops", i), "parent"), errors);
+    if (l.trips.empty()) continue;
+    const auto dim = p.grid.dim_index(l.trips_dim);
+    const std::string along = nest(at("loops", i), "trips_along");
+    if (!dim)
+      errors.push_back({nest(along, "dim"), "unknown grid dim \"" + l.trips_dim + "\""});
+    else if (static_cast<std::int64_t>(l.trips.size()) != p.grid.dims[*dim].extent)
+      errors.push_back({nest(along, "trips"), std::to_string(l.trips.size()) + " trip counts for grid dim \"" +
+                                                  l.trips_dim + "\" of extent " +
+                                                  std::to_string(p.grid.dims[*dim].extent)});
   }
   // Each loop has one parent, so following parents from every loop finds every cycle.
   std::vector<int> state(p.loops.size(), 0);  // 0 unseen, 1 on the current walk, 2 done

@@ -72,9 +72,11 @@ std::string group_key(const std::string& kernel, const nlohmann::json& params) {
 // attention_rows.h); "" or why the row cannot be mapped.
 std::string map_template_row(const std::string& kernel, const std::vector<std::string>& header,
                              const std::vector<std::string>& cells, nlohmann::json& params) {
-  if (kernel != "attention") return "";
   std::map<std::string, std::string> named;
   for (std::size_t c = 0; c < header.size(); ++c) named[header[c]] = cells[c];
+  // norms.csv's silu_mul is eager `F.silu(g) * u`: its kernels column lists the two kernels.
+  if (kernel == "silu_mul" && named["kernels"].find('|') != std::string::npos) params["fused"] = false;
+  if (kernel != "attention") return "";
   return map_attention_row(named, params);
 }
 

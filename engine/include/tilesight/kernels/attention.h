@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -46,6 +47,8 @@ Result<AttentionParams> parse_attention_params(const nlohmann::json& params,
 std::int64_t attention_rows_per_tile(const AttentionParams& p);
 // Key blocks one tile walks: all of them, or for causal the grid's average (see .cpp).
 std::int64_t attention_kv_blocks(const AttentionParams& p);
+// Key blocks query block i walks (all equal unless causal): the tiles' unequal lengths.
+std::vector<std::int64_t> attention_kv_blocks_per_q_block(const AttentionParams& p);
 // Splits FA2 picks when split_kv is `true`: enough tiles to fill ~128 SMs, at most 128.
 std::int64_t attention_split_count(const AttentionParams& p);
 

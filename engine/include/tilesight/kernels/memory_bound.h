@@ -1,6 +1,6 @@
 // Memory-bound templates (DESIGN.md "Template parameter names"): `rmsnorm`, `layernorm`,
 // `softmax` (over the last dimension), `silu_mul` (fused SiLU(gate) x up) and `add`, with
-// params `rows, cols, dtype`. Each is a tile program with no loop (paper §3.1): one tile
+// params `rows, cols, dtype` (silu_mul also `fused`, default true). Each is a tile program with no loop (paper §3.1): one tile
 // per row for the row reductions (PyTorch launches one block per row: 128 threads for the
 // norms, 1024 for softmax; attention_README.md), one tile per 1024-element chunk of a row
 // for the elementwise ops (PyTorch's vectorized_elementwise_kernel: 128 threads x 8).
@@ -25,6 +25,9 @@ struct MemoryBoundParams {
   std::string kernel;  // rmsnorm | layernorm | softmax | silu_mul | add
   std::int64_t rows = 1, cols = 1;
   DType dtype = DType::kBF16;
+  // silu_mul only: false is eager PyTorch's `F.silu(g) * u`, two kernels: SiLU writes a
+  // temporary that the multiply reads back (5 tensor passes instead of 3, two launches).
+  bool fused = true;
 };
 
 // The template names this file provides.

@@ -60,6 +60,17 @@ struct LoopAnalysis {
   OrderCount legal_orders;
 };
 
+// A fused kernel's steady iteration against its tensor cores (the report's fused-kernel view):
+// the busiest pipeline, and the share of the SFU and CUDA-core time that fits inside the
+// tensor cores' busy time. An iteration that takes `steady` with the tensor cores busy `tc`
+// leaves them idle for steady - tc; SFU or CUDA-core time beyond that ran under them.
+struct TcOverlap {
+  Resource bottleneck = Resource::kTC;  // largest busy time per iteration
+  double steady = 0, tc = 0, sfu = 0, cuda = 0;  // seconds per iteration
+  double sfu_hidden = 0, cuda_hidden = 0;        // 0..1; 0 when there are no tensor cores to hide under
+};
+TcOverlap tc_overlap(const LoopAnalysis& la);
+
 // `interleave` is the number of resident tiles sharing the SM (1 for nested loops: the
 // resident interleaving is already in the outer count).
 LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const LoopContext& ctx);

@@ -38,16 +38,18 @@ inline std::optional<DType> dtype_from_name(std::string_view s) {
   return std::nullopt;
 }
 
-// The tensor-core instruction family: wgmma (Hopper warp-group MMA) or mma.sync (Ampere
-// style, about two thirds of Hopper's wgmma rate; DESIGN.md).
-enum class MmaInstruction { kWgmma, kMmaSync };
+// The tensor-core instruction family: wgmma (Hopper warp-group MMA), mma.sync (Ampere
+// style, about two thirds of Hopper's wgmma rate; DESIGN.md) or tcgen05.mma (Blackwell: one
+// thread issues it, the accumulator lives in tensor memory). wgmma and tcgen05 run at the
+// profile's full tensor-core rate.
+enum class MmaInstruction { kWgmma, kMmaSync, kTcgen05 };
 
 constexpr std::string_view mma_name(MmaInstruction m) {
-  return m == MmaInstruction::kWgmma ? "wgmma" : "mma_sync";
+  return m == MmaInstruction::kWgmma ? "wgmma" : m == MmaInstruction::kMmaSync ? "mma_sync" : "tcgen05";
 }
 
 inline std::optional<MmaInstruction> mma_from_name(std::string_view s) {
-  for (MmaInstruction m : {MmaInstruction::kWgmma, MmaInstruction::kMmaSync})
+  for (MmaInstruction m : {MmaInstruction::kWgmma, MmaInstruction::kMmaSync, MmaInstruction::kTcgen05})
     if (mma_name(m) == s) return m;
   return std::nullopt;
 }

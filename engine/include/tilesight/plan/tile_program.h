@@ -109,6 +109,17 @@ struct Loop {
   std::int64_t trip_count = 1;
   std::int64_t stages = 1;  // software-pipeline stages (Triton's num_stages)
   std::string parent;
+  // Trip counts that differ along one grid dim (causal attention: query block i walks about
+  // i + 1 key blocks): trips[k] for coordinate k of grid dim `trips_dim`, and trip_count holds
+  // their mean. Empty: every tile runs trip_count. The block scheduler's makespan over these
+  // unequal tiles is the wave model's imbalance (model/tile_imbalance.h).
+  std::string trips_dim;
+  std::vector<std::int64_t> trips;
+  // Whether the dependency chains of the tiles resident on one SM overlap (eq. 3's
+  // interleave). false: they take turns, as in FlashAttention-2-structured kernels without warp
+  // specialisation (FA3 §3.1: their softmax and GEMMs run sequentially), so an SM's iteration
+  // costs the whole chain, not chain / resident.
+  bool overlap_resident = true;
 };
 
 // How blocks map to tiles. A persistent kernel launches one block per resident slot and each

@@ -1,0 +1,138 @@
+// Fused attention beyond the basic template: FlashAttention-4's TMEM traffic on Blackwell
+// (§3.2) and the makespan of unequal causal tiles (tile_imbalance.h), against hand
+// calculations.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tilesight/cache/cache_model.h"
+#include "tilesight/hw/profile_loader.h"
+#include "tilesight/kernels/attention.h"
+#include "tilesight/model/loop_analysis.h"
+#include "tilesight/model/resource_vector.h"
+#include "tilesight/model/tile_imbalance.h"
+
+using namespace tilesight;
+using nlohmann::json;
+
+namespace {
+
+const plan::TileAction& action(const plan::TileProgram& prog, const std::string& name) {
+  auto it = std::find_if(prog.actions.begin(), prog.actions.end(), [&](const auto& a) { return a.name == name; });
+  REQUIRE(it != prog.actions.end());
+  return *it;
+}
+
+}  // namespace
+
+TEST_CASE("fa4 charges the softmax and correction TMEM traffic of §3.2", "[attention][fa4]") {
+  auto parsed = kernels::parse_attention_params(
+      json{{"batch", 1}, {"heads", 16}, {"seq_q", 8192}, {"seq_kv", 8192}, {"head_dim", 128}, {"variant", "fa4"}});
+  REQUIRE(parsed);
+  const auto& p = *parsed;
+  CHECK(p.mma == MmaInstruction::kTcgen05);
+  CHECK(p.block_m == 256);  // two 128-row Q tiles
+  CHECK(p.block_n == 128);
+  CHECK(p.warps == 16);
+  const auto prog = kernels::lift_attention(p);
+  CHECK(prog.grid.tiles() == 16 * 8192 / 256);
+  CHECK(prog.find_loop("kv")->trip_count == 8192 / 128);
+  CHECK(prog.schedule.persistent);
+  // Per key block: S (256 x 128 fp32) loaded from TMEM, P (bf16) stored over it, O (256 x 128
+  // fp32) loaded and stored by the correction warp group.
+  CHECK(action(prog, "rowmax").bytes == 256 * 128 * 4);
+  CHECK(action(prog, "exp").bytes == 256 * 128 * 2);
+  CHECK(action(prog, "rescale").bytes == 2 * 256 * 128 * 4);
+  for (const char* a : {"rowmax", "exp", "rescale"}) CHECK(action(prog, a).result_level == plan::Placement::kTmem);
+  CHECK(action(prog, "gemm_qk").flops == 2.0 * 256 * 128 * 128);
+  CHECK(action(prog, "gemm_qk").mma == MmaInstruction::kTcgen05);
+  CHECK(action(prog, "gemm_qk").bytes == 256 * 128 * 2 + 2 * 128 * 128 * 2);  // Q + K per Q tile
+  CHECK(action(prog, "gemm_pv").deps == std::vector<std::size_t>{3, 2});  // ping-pong
+  CHECK(prog.resources.smem_bytes == (256 * 128 + 2 * 2 * 128 * 128) * 2);
+  // setmaxnreg: 2 softmax warp groups x (128 + 64) + correction 80 + MMA/TMA 48, over 4 groups.
+  CHECK(prog.resources.registers_per_thread == (2 * 192 + 80 + 48) / 4);
+
+  // On the B200 profile: TMEM 1.00608e12 B/s per SM, SFU 4.5e12 / 148 per SM, tensor cores
+  // 2185e12 / 148 per SM.
+  auto hw = hw::load_profile("b200");
+  REQUIRE(hw);
+  const auto rates = model::sm_rates(*hw, 148, 1.0);
+  const cache::CacheTraffic none;
+  auto u = [&](const char* name) { return model::resource_vector(action(prog, name), *hw, rates, none); };
+  CHECK(u("rowmax")[Resource::kTmem] == Approx(131072 / 1.00608e12));             // 130.3 ns
+  CHECK(u("exp")[Resource::kTmem] == Approx(65536 / 1.00608e12));                 // 65.1 ns
+  CHECK(u("exp")[Resource::kSfu] == Approx(32768 / (4.5e12 / 148)));              // 1077.7 ns
+  CHECK(u("rescale")[Resource::kTmem] == Approx(262144 / 1.00608e12));            // 260.6 ns
+  CHECK(u("gemm_qk")[Resource::kTC] == Approx(2.0 * 256 * 128 * 128 / (2185e12 / 148)));  // 568.4 ns
+  CHECK(u("gemm_qk")[Resource::kTmem] == 0);  // the MMA's own accumulator writes are not charged
+}
+
+TEST_CASE("list scheduling of unequal tiles", "[imbalance]") {
+  // Two slots, tiles 4,1,1,1,1: a plain launch hands each next tile to the first free slot
+  // (4 | 1+1+1+1 -> 4); a persistent kernel walks tiles 0,2,4 and 1,3 (4+1+1 = 6 | 2).
+  CHECK(model::list_schedule_makespan({4, 1, 1, 1, 1}, 2, false) == 4);
+  CHECK(model::list_schedule_makespan({4, 1, 1, 1, 1}, 2, true) == 6);
+  CHECK(model::list_schedule_makespan({3, 3}, 8, false) == 3);
+}
+
+TEST_CASE("a causal grid that fits one wave lasts as long as its longest tile", "[imbalance]") {
+  // FA2 1 x 32 heads x 1024, d 128 causal: 8 query blocks of 128 walk 2, 4, ..., 16 key blocks
+  // of 64 (mean 9); 256 tiles on 132 SMs x 2 resident = 264 slots run at once, so the grid takes
+  // 16 key blocks where the mean says 9.
+  auto p = kernels::parse_attention_params(
+      json{{"batch", 1}, {"heads", 32}, {"seq_q", 1024}, {"seq_kv", 1024}, {"head_dim", 128}, {"causal", true}});
+  REQUIRE(p);
+  const auto prog = kernels::lift_attention(*p);
+  CHECK(prog.find_loop("kv")->trip_count == 9);
+  CHECK(model::tile_imbalance(prog, 264) == Approx(16.0 / 9.0));
+  // Many waves average it out: 64 heads x 8 blocks on 16 slots is within a few percent.
+  CHECK(model::tile_imbalance(prog, 16) < 1.1);
+}
+
+TEST_CASE("Triton's 64-row tile on 8 warps splits columns across warp groups", "[attention]") {
+  // wgmma is m64: a 64-row tile has one row slice, so the second warp group takes half the
+  // columns. Q (64 x 128 bf16 = 16 KiB) is read by both column groups, K (64 x 128) once; P
+  // (64 x 64 bf16 = 8 KiB) is stored to SMEM once and read by both groups before PV.
+  auto p = kernels::parse_attention_params(json{{"batch", 4}, {"heads", 32}, {"seq_q", 2048}, {"seq_kv", 2048},
+                                                {"head_dim", 128}, {"mma", "wgmma"}, {"block_m", 64},
+                                                {"block_n", 64}, {"warps", 8}, {"stages", 3}});
+  REQUIRE(p);
+  const auto prog = kernels::lift_attention(*p);
+  CHECK(action(prog, "gemm_qk").bytes == 2 * 16384 + 16384);
+  CHECK(action(prog, "exchange_p").bytes == 3 * 8192);
+  CHECK(action(prog, "exchange_p").deps == std::vector<std::size_t>{5, 6});
+  const auto& pv = action(prog, "gemm_pv").deps;
+  CHECK(std::find(pv.begin(), pv.end(), prog.actions.size() - 1) != pv.end());
+  CHECK_FALSE(prog.find_loop("kv")->overlap_resident);  // fa2 structure: chains take turns
+  // 128 rows on 4 warps: one warp group walks two row slices, reading K once per slice; P stays
+  // in registers.
+  auto q = *p;
+  q.block_m = 128, q.warps = 4;
+  const auto rows = kernels::lift_attention(q);
+  CHECK(action(rows, "gemm_qk").bytes == 32768 + 2 * 16384);
+  CHECK(action(rows, "gemm_pv").bytes == 2 * 16384);
+  CHECK(std::none_of(rows.actions.begin(), rows.actions.end(), [](const auto& a) { return a.name == "exchange_p"; }));
+}
+
+TEST_CASE("the fused report: SFU and CUDA-core time hidden under the tensor cores", "[report]") {
+  // Per iteration: tensor cores 1.0, SFU 0.3, CUDA cores 0.1 (10 iterations of busy time).
+  model::LoopAnalysis la;
+  la.envelope.iterations = 10;
+  la.busy[Resource::kTC] = 10.0;
+  la.busy[Resource::kSfu] = 3.0;
+  la.busy[Resource::kCuda] = 1.0;
+  la.envelope.steady = 1.0;  // overlapped: the tensor cores never wait
+  auto o = model::tc_overlap(la);
+  CHECK(o.bottleneck == Resource::kTC);
+  CHECK(o.tc == Approx(1.0));
+  CHECK(o.sfu_hidden == Approx(1.0));
+  CHECK(o.cuda_hidden == Approx(1.0));
+  la.envelope.steady = 1.4;  // in sequence (FA2): idle 0.4 >= both
+  o = model::tc_overlap(la);
+  CHECK(o.sfu_hidden == Approx(0.0));
+  CHECK(o.cuda_hidden == Approx(0.0));
+  la.envelope.steady = 1.2;  // idle 0.2: a third of the SFU time ran under the tensor cores
+  o = model::tc_overlap(la);
+  CHECK(o.sfu_hidden == Approx(1.0 / 3.0));
+  CHECK(o.cuda_hidden == Approx(0.0));
+}
