@@ -78,17 +78,6 @@ expect_error "unknown field" 'unknown field "blokc_m"' "$(gemm '"M":64,"N":64,"K
 expect_error "smem too big" "h200 allows 227 KiB" "$(gemm '"M":4096,"N":4096,"K":4096,"block_m":256,"block_n":256,"block_k":128,"stages":5')"
 expect_error "several limits" "registers" "$(gemm '"M":4096,"N":4096,"K":4096,"block_m":256,"block_n":256,"block_k":128,"stages":5,"warps":40')"
 expect_error "deep nesting" "nest" "$(printf '%0.s[' $(seq 1 100000))"
-
-# Fused-kernel templates (issue 6): each bad field named by its JSON path
-att() { printf '{"kernel":"attention","hardware":"h200","params":{%s}}' "$1"; }
-mla() { printf '{"kernel":"mla_decode","hardware":"h200","params":{%s}}' "$1"; }
-expect_error "attention kv_heads" "params.heads: 32 heads are not a multiple of kv_heads 7" "$(att '"heads":32,"kv_heads":7,"seq_q":128,"seq_kv":128,"head_dim":128')"
-expect_error "attention empty seq" "params.seq_kv: must be positive" "$(att '"heads":8,"seq_q":128,"seq_kv":0,"head_dim":128')"
-expect_error "fa4 head_dim" "params.head_dim: fa4 runs head dims" "$(att '"heads":8,"seq_q":128,"seq_kv":128,"head_dim":256,"variant":"fa4"')"
-expect_error "mla empty seq" "params.seq_kv: must be positive" "$(mla '"batch":4,"seq_kv":0')"
-expect_error "mla rank" "params.kv_lora_rank: must be a multiple of 128" "$(mla '"batch":4,"seq_kv":4096,"kv_lora_rank":500')"
-expect_error "mla unknown field" 'unknown field "head_dim"' "$(mla '"batch":4,"seq_kv":4096,"head_dim":576')"
-check "mla_decode predicts" bash -c "'$cli' predict '$root/resources/examples/mla_decode_h200.json' --format json | grep -q latency_us"
 expect_error "not an object" "object" '[1,2,3]'
 expect_error "no hardware" "hardware" '{"kernel":"gemm","params":{"M":64,"N":64,"K":64}}'
 
@@ -120,6 +109,9 @@ expect_error "fused gemm typo" 'unknown field "blokc_m"' "$(fused gemm_rs '"devi
 expect_error "fused devices > system" "params.devices: must be at most 8" "$(fused ag_gemm '"devices":16')"
 check "ulysses runs" bash -c "'$cli' predict '$root/resources/examples/ulysses_h200x8.json' --format json | grep -q overlap_rate"
 expect_error "ulysses heads" "params.kv_heads: must be a multiple of devices (8)" '{"kernel":"ulysses_attention","hardware":"h200x8","params":{"batch":1,"heads":32,"kv_heads":4,"seq_q":1024,"seq_kv":1024,"head_dim":128,"causal":false,"devices":8}}'
+check "llm_decode step" bash -c "'$cli' predict '$root/resources/examples/llm_decode_h200x8.json' --format json | grep -q tokens_per_s"
+check "llm_decode moe" bash -c "'$cli' predict '$root/resources/examples/llm_decode_moe_h200x8.json' --format json | grep -q step_us"
+expect_error "llm_decode tp" "params.model.heads: must be a multiple of tp (3)" '{"kernel":"llm_decode","hardware":"h200x8","params":{"model":{"layers":2,"hidden":1024,"heads":8,"kv_heads":8,"ffn":4096,"vocab":32000},"batch":1,"ctx":128,"tp":3}}'
 
 # Real kernels are never rejected (DESIGN.md): 96/144/192/320 tiles, 12 warps, 227 KiB.
 for cfg in '"block_m":128,"block_n":320,"block_k":64,"stages":2,"warps":12' \

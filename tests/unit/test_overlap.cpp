@@ -113,3 +113,35 @@ TEST_CASE("what-if: doubling NVLink halves the ring's serialisation", "[net][wha
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.errors()[0].path == "what_if.bandwidth_scale.nvlink9");
 }
+
+TEST_CASE("llm_decode adds its kernels and collectives into a step", "[net][serve]") {
+  // Llama-3-70B-like: 80 layers, hidden 8192, 64/8 heads of 128, ffn 28672, vocab 128256.
+  nlohmann::json model = {{"layers", 80}, {"hidden", 8192}, {"heads", 64},   {"kv_heads", 8},
+                          {"head_dim", 128}, {"ffn", 28672}, {"vocab", 128256}};
+  auto run = [&](int tp) {
+    nlohmann::json doc = {{"kernel", "llm_decode"},
+                          {"hardware", "h200x8"},
+                          {"params", {{"model", model}, {"batch", 16}, {"ctx", 4096}, {"tp", tp}}}};
+    auto p = predict_distributed(doc, "");
+    INFO((p.ok() ? "" : p.error_text()));
+    REQUIRE(p.ok());
+    return std::move(p).value();
+  };
+  const auto one = run(1), eight = run(8);
+  CHECK(one.network.empty());  // tp 1: no collective
+  REQUIRE(eight.network.collectives.size() == 2);
+  // 2 all-reduces of batch x hidden x 2 B = 256 KiB per layer.
+  CHECK(eight.network.collectives[0].bytes == Approx(16.0 * 8192 * 2));
+  // The step reads every weight once: 70B params x 2 B = ~141 GB on one GPU at 4.8 TB/s is at
+  // least 29 ms; tp 8 splits the weights 8 ways but adds 160 all-reduces.
+  CHECK(one.serve.step_us > 25000);
+  CHECK(eight.serve.step_us < one.serve.step_us / 4);
+  CHECK(eight.serve.tokens_per_s == Approx(16 / (eight.serve.step_us * 1e-6)));
+  CHECK(eight.utilization[tilesight::index(tilesight::Resource::kNet)] > 0);
+  // A model that needs more GPUs than the system has is an error on params.dp.
+  nlohmann::json big = {{"kernel", "llm_decode"}, {"hardware", "h200x8"},
+                        {"params", {{"model", model}, {"batch", 1}, {"ctx", 16}, {"tp", 8}, {"dp", 2}}}};
+  auto bad = predict_distributed(big, "");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors()[0].path == "params.dp");
+}

@@ -36,11 +36,18 @@ Result<report::Prediction> ulysses(const std::string&, const nlohmann::json& par
   return evaluate_ulysses(*p, system, o);
 }
 
+Result<report::Prediction> llm_decode(const std::string&, const nlohmann::json& params, const net::SystemSpec& system,
+                                      const EvaluateOptions&) {
+  auto p = kernels::parse_llm_decode_params(params);
+  if (!p) return p.errors();
+  return evaluate_llm_decode(*p, system);
+}
+
 const std::map<std::string, Predictor>& predictors() {
   static const std::map<std::string, Predictor> all = {
       {"all_gather", collective}, {"reduce_scatter", collective}, {"all_reduce", collective},
       {"all_to_all", collective}, {"send_recv", collective}, {"ag_gemm", fused_comm}, {"gemm_rs", fused_comm},
-      {"ulysses_attention", ulysses},
+      {"ulysses_attention", ulysses}, {"llm_decode", llm_decode},
   };
   return all;
 }

@@ -17,7 +17,8 @@ report::CollectiveReport collective_report(const NetworkHierarchy& net, const Sc
                              .start_us = c.start_s * kUs,
                              .time_us = c.cost.total_s * kUs,
                              .algbw_gbps = c.cost.algbw() / 1e9,
-                             .busbw_gbps = c.cost.busbw() / 1e9};
+                             .busbw_gbps = c.cost.busbw() / 1e9,
+                             .runs = c.runs};
   double worst = -1;
   for (const auto& st : c.cost.stages) {
     r.stages += st.repeat;
@@ -37,15 +38,15 @@ report::NetworkReport network_report(const SystemSpec& system, const std::vector
   std::vector<double> bytes(net.links().size(), 0.0), busy(net.links().size(), 0.0);
   for (const auto& c : collectives) {
     out.collectives.push_back(collective_report(net, c));
-    out.comm_us += c.cost.total_s * kUs;
+    out.comm_us += c.cost.total_s * static_cast<double>(c.runs) * kUs;
     // Stages run one after another after the launch latency; repeats are laid out in full
     // (capped) so the lanes show every step.
     double t = c.start_s + c.cost.base_s;
     std::int64_t index = 0;
     for (const auto& st : c.cost.stages) {
       for (const auto& load : st.cost.loads) {
-        bytes[load.link] += load.bytes * static_cast<double>(st.repeat);
-        busy[load.link] += load.busy_s * static_cast<double>(st.repeat);
+        bytes[load.link] += load.bytes * static_cast<double>(st.repeat * c.runs);
+        busy[load.link] += load.busy_s * static_cast<double>(st.repeat * c.runs);
       }
       for (std::int64_t k = 0; k < st.repeat; ++k, ++index) {
         if (out.events.size() + st.cost.loads.size() > kMaxNetworkEvents) {

@@ -28,10 +28,7 @@ nlohmann::json loops_json(const Prediction& p) {
                    {"throughput_us", r6(l.throughput_us)}, {"chain_us", r6(l.chain_us)},
                    {"latency_floor_us", r6(l.latency_floor_us)}, {"limited_by", l.limited_by},
                    {"best_order", l.best_order}, {"order_search", l.order_search},
-                   {"legal_orders", l.legal_orders}, {"legal_orders_exact", l.legal_orders_exact},
-                   {"steady_bottleneck", resource_key(l.steady_bottleneck)}, {"tc_us", r6(l.tc_us)},
-                   {"sfu_us", r6(l.sfu_us)}, {"cuda_us", r6(l.cuda_us)}, {"sfu_hidden", r6(l.sfu_hidden)},
-                   {"cuda_hidden", r6(l.cuda_hidden)}});
+                   {"legal_orders", l.legal_orders}, {"legal_orders_exact", l.legal_orders_exact}});
   return arr;
 }
 
@@ -70,7 +67,7 @@ nlohmann::json network_json(const NetworkReport& n, bool events) {
     cs.push_back({{"collective", c.collective}, {"algorithm", c.algorithm}, {"protocol", c.protocol},
                   {"devices", c.devices}, {"bytes", std::round(c.bytes)}, {"start_us", r6(c.start_us)},
                   {"time_us", r6(c.time_us)}, {"algbw_gbps", r6(c.algbw_gbps)}, {"busbw_gbps", r6(c.busbw_gbps)},
-                  {"bottleneck_link", c.bottleneck_link}, {"stages", c.stages}});
+                  {"bottleneck_link", c.bottleneck_link}, {"stages", c.stages}, {"runs", c.runs}});
   j["collectives"] = cs;
   nlohmann::json links = nlohmann::json::array();
   for (const auto& l : n.links)
@@ -124,6 +121,13 @@ nlohmann::json to_json(const Prediction& p, const JsonOptions& options) {
   j["dram_bytes"] = r6(p.dram_bytes);
   j["dram_read_bytes"] = r6(p.dram_read_bytes);
   j["dram_write_bytes"] = r6(p.dram_write_bytes);
+  if (p.serve.step_us > 0) {
+    j["step_us"] = r6(p.serve.step_us);
+    j["tokens_per_s"] = r6(p.serve.tokens_per_s);
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto& [op, us] : p.serve.per_layer_us) ops.push_back({{"op", op}, {"us", r6(us)}});
+    j["step_ops"] = ops;
+  }
   if (!p.network.empty()) {
     j["bottleneck_link"] = p.network.bottleneck_link;
     if (!p.network.overlap.empty()) j["overlap_rate"] = r6(p.network.overlap_rate);

@@ -46,28 +46,23 @@ void resources(std::ostringstream& o, const Prediction& p) {
   o << "\n";
 }
 
-// A fused body (tensor cores plus SFU or CUDA-core work):
-//   steady: bottleneck tensor core; per iteration tensor core 0.97 us, SFU 0.26 us (0% hidden
-//   under the tensor cores), CUDA core 0.085 us (0% hidden)
-void fused_overlap(std::ostringstream& o, const LoopReport& l) {
-  if (l.tc_us <= 0 || (l.sfu_us <= 0 && l.cuda_us <= 0)) return;
-  o << "  steady: bottleneck " << resource_label(l.steady_bottleneck) << "; per iteration tensor core "
-    << format_us(l.tc_us);
-  if (l.sfu_us > 0)
-    o << ", SFU " << format_us(l.sfu_us) << " (" << format_percent(l.sfu_hidden) << " hidden under the tensor cores)";
-  if (l.cuda_us > 0) o << ", CUDA core " << format_us(l.cuda_us) << " (" << format_percent(l.cuda_hidden) << " hidden)";
-  o << "\n";
-}
-
 void loops(std::ostringstream& o, const Prediction& p) {
   for (const auto& l : p.loops) {
     o << "Loop " << l.loop << ": " << l.iterations << " iterations per SM, depth " << l.depth << ", "
       << format_us(l.steady_us) << " per iteration (" << l.limited_by << ")\n  order: ";
     for (std::size_t i = 0; i < l.best_order.size(); ++i) o << (i ? " -> " : "") << l.best_order[i];
     o << "   (" << l.order_search << ")\n";
-    fused_overlap(o, l);
   }
   if (!p.loops.empty()) o << "\n";
+}
+
+// A decode step's operations (llm_decode), per layer unless they run once.
+void serve(std::ostringstream& o, const Prediction& p) {
+  if (p.serve.step_us <= 0) return;
+  o << "Decode step        " << format_us(p.serve.step_us) << ", " << fmt("%.5g", p.serve.tokens_per_s)
+    << " tokens/s\n";
+  for (const auto& [op, us] : p.serve.per_layer_us) o << "  " << op << ": " << format_us(us) << "\n";
+  o << "\n";
 }
 
 // The collectives, then the busiest links (at most eight).
@@ -78,7 +73,8 @@ void network(std::ostringstream& o, const Prediction& p) {
   for (const auto& c : n.collectives)
     o << "  " << c.collective << " " << format_si_bytes(c.bytes) << " on " << c.devices << " GPUs: " << c.algorithm
       << "/" << c.protocol << ", " << c.stages << " stages, " << format_us(c.time_us) << " (algbw "
-      << fmt("%.4g", c.algbw_gbps) << " GB/s, busbw " << fmt("%.4g", c.busbw_gbps) << " GB/s)\n";
+      << fmt("%.4g", c.algbw_gbps) << " GB/s, busbw " << fmt("%.4g", c.busbw_gbps) << " GB/s)"
+      << (c.runs > 1 ? " x " + std::to_string(c.runs) : "") << "\n";
   if (!n.overlap.empty())
     o << "  overlap " << n.overlap << ": communication " << format_us(n.comm_us) << ", computation "
       << format_us(n.compute_us) << ", " << format_percent(n.overlap_rate) << " of the communication hidden\n";
@@ -101,6 +97,7 @@ std::string to_text(const Prediction& p) {
   header(o, p);
   resources(o, p);
   loops(o, p);
+  serve(o, p);
   network(o, p);
   o << "Diagnosis\n";
   for (const auto& d : p.diagnosis) o << "  - " << d << "\n";

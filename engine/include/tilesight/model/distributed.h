@@ -9,6 +9,7 @@
 
 #include "tilesight/kernels/collective.h"
 #include "tilesight/kernels/fused_comm.h"
+#include "tilesight/kernels/llm_decode.h"
 #include "tilesight/kernels/ulysses.h"
 #include "tilesight/model/evaluate.h"
 #include "tilesight/net/system_profile.h"
@@ -37,5 +38,8 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
 // ulysses_attention: all-to-all, local attention on heads/devices heads, all-to-all back.
 Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, const net::SystemSpec& system,
                                             const EvaluateOptions& options = {});
+
+// llm_decode: one decode step of a dense or MoE model with tp/ep/dp (serving, CUDA graph).
+Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p, const net::SystemSpec& system);
 
 }  // namespace tilesight::model

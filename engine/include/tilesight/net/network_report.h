@@ -17,6 +17,7 @@ namespace tilesight::net {
 struct ScheduledCollective {
   CollectiveCost cost;
   double start_s = 0;
+  std::int64_t runs = 1;  // times it runs (a decode step's per-layer all-reduce: layers)
 };
 
 inline constexpr std::size_t kMaxNetworkEvents = 2000;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilesight/hw/hardware_spec.h"
@@ -41,12 +42,6 @@ struct LoopReport {
   std::string order_search;             // how the order was found
   std::uint64_t legal_orders = 0;
   bool legal_orders_exact = true;
-  // The steady iteration against the tensor cores (fused kernels): its busiest pipeline, the
-  // tensor-core, SFU and CUDA-core busy time per iteration, and the share of the SFU and
-  // CUDA-core time that runs under the tensor cores' busy time (0..1).
-  Resource steady_bottleneck = Resource::kTC;
-  double tc_us = 0, sfu_us = 0, cuda_us = 0;
-  double sfu_hidden = 0, cuda_hidden = 0;
 };
 
 struct WaveReport {
@@ -110,6 +105,7 @@ struct CollectiveReport {
   double busbw_gbps = 0;
   std::string bottleneck_link;
   std::int64_t stages = 0;  // stages run, repeats counted
+  std::int64_t runs = 1;    // times the collective runs (time_us is one run)
 };
 
 // Cross-device traffic of a prediction (§3.6); empty for single-GPU plans.
@@ -125,6 +121,13 @@ struct NetworkReport {
   double compute_us = 0;     // computation alone
   double overlap_rate = 0;   // share of comm_us hidden under computation, 0..1
   bool empty() const { return collectives.empty(); }
+};
+
+// A serving step composed of many kernels and collectives (llm_decode).
+struct ServeReport {
+  double step_us = 0;
+  double tokens_per_s = 0;
+  std::vector<std::pair<std::string, double>> per_layer_us;  // op -> us (per layer, or once)
 };
 
 struct Prediction {
@@ -164,6 +167,7 @@ struct Prediction {
   std::vector<HitRateMap> hit_rate_maps;  // empty when the cache model gives no per-tile view
 
   NetworkReport network;                // cross-device stages; empty on one GPU
+  ServeReport serve;                    // llm_decode only (step_us > 0)
 
   std::vector<TimelineEvent> timeline;  // one SM of the first wave
   std::vector<std::string> diagnosis;   // sentences, most important first
