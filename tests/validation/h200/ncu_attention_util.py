@@ -38,6 +38,9 @@ WANTED = [
     "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed",
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "lts__t_sectors.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
 ]
 
 # (backend, batch, heads, seq, head_dim, causal, block_m, block_n, warps, stages)
