@@ -72,10 +72,11 @@ std::optional<AppArgs> parse_args(const QApplication& app) {
   return args;
 }
 
-// The plan to start with: the one named, else (interactive) the last edited, else the default.
+// The plan to start with: the one named, else (interactive) unsaved work left by the last
+// session (the user is asked) or the last file, else the default example.
 bool open_initial_plan(tilesight::ui::MainWindow& window, const AppArgs& args, bool interactive) {
   using namespace tilesight::ui;
-  if (args.plan.isEmpty() && args.hw.isEmpty() && interactive && window.restoreLastPlan())
+  if (args.plan.isEmpty() && args.hw.isEmpty() && interactive && window.offerRecovery())
     return true;
   QString path = args.plan.isEmpty() ? default_plan_path().value_or(QString()) : args.plan;
   if (path.isEmpty()) {

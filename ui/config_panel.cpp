@@ -199,13 +199,13 @@ void ConfigPanel::setParam(const QString& key, const nlohmann::json& value) {
     doc_["params"] = nlohmann::json::object();
   doc_["params"][key.toStdString()] = value;
   showDerived();
-  emit planEdited(doc_);
+  emit planEdited(doc_, tr("Set %1").arg(key));
 }
 
 void ConfigPanel::setHardware(const QString& name) {
   if (updating_ || name.isEmpty() || !doc_.is_object()) return;
   doc_["hardware"] = name.toStdString();
-  emit planEdited(doc_);
+  emit planEdited(doc_, tr("Hardware %1").arg(name));
 }
 
 }  // namespace tilesight::ui

@@ -44,7 +44,7 @@ class ConfigPanel : public QWidget {
   QComboBox* hardwareSelector() const { return hardware_; }
 
  signals:
-  void planEdited(const nlohmann::json& doc);
+  void planEdited(const nlohmann::json& doc, const QString& label);  // label: for undo
 
  private:
   QWidget* makeGemmForm();

@@ -44,12 +44,15 @@ QString FileCommands::openPath(const QString& path, bool quiet) {
   auto doc = read_plan_file(path);
   if (doc) {
     session_.open(*doc, QFileInfo(path).absoluteFilePath());
+    emit fileUsed(QFileInfo(path).absoluteFilePath());
     return {};
   }
   const QString name = QFileInfo(path).fileName();
   if (!quiet)
-    complain(tr("Cannot open plan"), tr("<b>%1</b> is not a plan TileSight can read:%2")
-                                         .arg(name.toHtmlEscaped(), errors_html(doc.errors())));
+    complain(tr("Cannot open plan"),
+             tr("<b>%1</b> is not a plan TileSight can read:%2<p>Folder: %3</p>")
+                 .arg(name.toHtmlEscaped(), errors_html(doc.errors()),
+                      QFileInfo(path).absolutePath().toHtmlEscaped()));
   return name + QStringLiteral(": ") + QString::fromStdString(doc.error_text("; "));
 }
 
@@ -59,6 +62,21 @@ void FileCommands::open() {
   if (!path.isEmpty()) openPath(path);
 }
 
+void FileCommands::save() {
+  const QString path = session_.path();
+  const bool example = example_plan_paths().contains(path);
+  if (path.isEmpty() || example || !QFileInfo(path).isWritable()) return saveAs();
+  if (const QString error = savePath(path); !error.isEmpty())
+    complain(tr("Cannot save plan"), tr("Cannot write %1: %2").arg(path, error));
+}
+
+QString FileCommands::savePath(const QString& path) {
+  if (const QString error = save_plan_file(session_.plan(), path); !error.isEmpty()) return error;
+  session_.markSaved(QFileInfo(path).absoluteFilePath());
+  emit fileUsed(QFileInfo(path).absoluteFilePath());
+  return {};
+}
+
 void FileCommands::saveAs() {
   QString suggested = session_.path();
   if (suggested.isEmpty() || !QFileInfo(suggested).isWritable())
@@ -66,9 +84,8 @@ void FileCommands::saveAs() {
   const QString path =
       QFileDialog::getSaveFileName(window_, tr("Save plan as"), suggested, plan_filter());
   if (path.isEmpty()) return;
-  if (const QString error = save_plan_file(session_.plan(), path); !error.isEmpty())
-    return complain(tr("Cannot save plan"), tr("Cannot write %1: %2").arg(path, error));
-  session_.markSaved(QFileInfo(path).absoluteFilePath());
+  if (const QString error = savePath(path); !error.isEmpty())
+    complain(tr("Cannot save plan"), tr("Cannot write %1: %2").arg(path, error));
 }
 
 QString FileCommands::writeReport(const QString& path) const {
@@ -116,8 +133,13 @@ QString FileCommands::startFolder() const {
   return QDir::currentPath();
 }
 
-void FileCommands::complain(const QString& title, const QString& message) const {
-  QMessageBox::warning(window_, title, message);
+// Window-modal but not blocking: the event loop (and the worker's results) keep running.
+void FileCommands::complain(const QString& title, const QString& message) {
+  emit problemReported(title, message);
+  auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, window_);
+  box->setObjectName(QStringLiteral("problem_dialog"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
 }
 
 }  // namespace tilesight::ui

@@ -26,7 +26,10 @@ class FileCommands : public QObject {
   QString openPath(const QString& path, bool quiet = false);
 
   void open();
+  void save();    // to the plan's file; asks for one when it has none or is an example
   void saveAs();
+  // Writes the plan atomically to `path` and marks it saved there: "" on success.
+  QString savePath(const QString& path);
   void exportReport();
   void exportTrace();
   void fillExamplesMenu(QMenu* menu);
@@ -35,9 +38,15 @@ class FileCommands : public QObject {
   QString writeReport(const QString& path) const;  // .json: JSON report, else text
   QString writeTrace(const QString& path) const;
 
+ signals:
+  void fileUsed(const QString& path);  // opened or saved: for the recent-files list
+  // A problem the user must hear of (bad file, failed save). The window shows it in a
+  // non-modal dialog, so nothing blocks (tests listen here instead).
+  void problemReported(const QString& title, const QString& message);
+
  private:
   QString startFolder() const;
-  void complain(const QString& title, const QString& message) const;
+  void complain(const QString& title, const QString& message);
 
   PlanSession& session_;
   QWidget* window_;

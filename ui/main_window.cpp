@@ -1,7 +1,11 @@
 #include "ui/main_window.h"
 
 #include <QApplication>
+#include <QActionGroup>
 #include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
+#include <QMimeData>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
@@ -18,6 +22,10 @@
 #include "ui/heatmap_view.h"
 #include "ui/network_view.h"
 #include "ui/plan_document.h"
+#include "ui/plan_editor.h"
+#include "ui/recent_files.h"
+#include "ui/view_export.h"
+#include "tilesight/hw/profile_loader.h"
 #include "ui/report_view.h"
 #include "ui/timeline_view.h"
 
@@ -34,9 +42,17 @@ namespace {
 constexpr int kLayoutVersion = 1;
 const char* const kGeometryKey = "window/geometry";
 const char* const kStateKey = "window/state";
-const char* const kPlanKey = "plan/last_document";
 const char* const kPathKey = "plan/last_path";
-const char* const kModifiedKey = "plan/last_modified";
+constexpr int kAutosaveMs = 500;
+
+// A local .json file among dragged URLs.
+QString dropped_plan(const QMimeData* mime) {
+  if (!mime || !mime->hasUrls()) return {};
+  for (const QUrl& url : mime->urls())
+    if (url.isLocalFile() && url.toLocalFile().endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+      return url.toLocalFile();
+  return {};
+}
 
 }  // namespace
 
@@ -47,6 +63,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   timeline_ = new TimelineView(this);
   setCentralWidget(timeline_);
   files_ = new FileCommands(session_, this);
+  recent_ = new RecentFiles(this);
+  setAcceptDrops(true);
+  autosave_.setSingleShot(true);
+  autosave_.setInterval(kAutosaveMs);
+  connect(&autosave_, &QTimer::timeout, this, &MainWindow::writeRecoveryNow);
   createDocks();
   createMenus();
   createStatusBar();
@@ -75,9 +96,13 @@ void MainWindow::createDocks() {
   envelope_ = new EnvelopeView(this);
   heatmap_ = new HeatmapView(this);
   network_ = new NetworkView(this);
+  editor_ = new PlanEditor(this);
   auto* config =
       addDock(tr("Configuration"), QStringLiteral("config"), config_, Qt::LeftDockWidgetArea);
   auto* report = addDock(tr("Report"), QStringLiteral("report"), report_, Qt::RightDockWidgetArea);
+  auto* editor =
+      addDock(tr("Plan editor"), QStringLiteral("plan_editor"), editor_, Qt::RightDockWidgetArea);
+  splitDockWidget(report, editor, Qt::Vertical);
   auto* envelope =
       addDock(tr("Envelope"), QStringLiteral("envelope"), envelope_, Qt::BottomDockWidgetArea);
   auto* heatmap =
@@ -89,18 +114,21 @@ void MainWindow::createDocks() {
   resizeDocks({config, report}, {290, 440}, Qt::Horizontal);
   resizeDocks({envelope, heatmap, network}, {420, 380, 260}, Qt::Horizontal);
   resizeDocks({envelope}, {330}, Qt::Vertical);
+  resizeDocks({report, editor}, {380, 420}, Qt::Vertical);
 }
 
 void MainWindow::createMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open plan…"), QKeySequence::Open, files_, &FileCommands::open);
-  files_->fillExamplesMenu(file->addMenu(tr("Open &example")));
-  file->addAction(tr("&Save plan as…"), QKeySequence::SaveAs, files_, &FileCommands::saveAs);
-  file->addSeparator();
-  file->addAction(tr("Export &report…"), files_, &FileCommands::exportReport);
-  file->addAction(tr("Export &timeline trace…"), files_, &FileCommands::exportTrace);
-  file->addSeparator();
-  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  createFileMenu();
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = session_.undoStack().createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = session_.undoStack().createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+
+  files_->fillExamplesMenu(menuBar()->addMenu(tr("E&xamples")));
+  createHardwareMenu();
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
@@ -110,6 +138,47 @@ void MainWindow::createMenus() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About TileSight"), this, &MainWindow::showAbout);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::createFileMenu() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open plan…"), QKeySequence::Open, files_, &FileCommands::open);
+  recent_->attach(file->addMenu(tr("Open &recent")));
+  connect(recent_, &RecentFiles::openRequested, files_,
+          [this](const QString& path) { files_->openPath(path); });
+  connect(files_, &FileCommands::fileUsed, recent_, &RecentFiles::add);
+  file->addAction(tr("&Save plan"), QKeySequence::Save, files_, &FileCommands::save);
+  file->addAction(tr("Save plan &as…"), QKeySequence::SaveAs, files_, &FileCommands::saveAs);
+  file->addSeparator();
+  file->addAction(tr("Export &report…"), files_, &FileCommands::exportReport);
+  file->addAction(tr("Export &timeline trace…"), files_, &FileCommands::exportTrace);
+  QMenu* views = file->addMenu(tr("Export &view (PNG, SVG, PDF)"));
+  views->addAction(tr("Main window…"), this, [this] { exportView(this, tr("TileSight")); });
+  views->addAction(tr("Timeline…"), this, [this] { exportView(timeline_, tr("Timeline")); });
+  for (auto* dock : findChildren<QDockWidget*>())
+    views->addAction(dock->windowTitle() + QStringLiteral("…"), this,
+                     [this, dock] { exportView(dock->widget(), dock->windowTitle()); });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+// One checkable entry per profile of hw_profiles/; picking one is an undoable edit.
+void MainWindow::createHardwareMenu() {
+  QMenu* menu = menuBar()->addMenu(tr("&Hardware"));
+  auto* group = new QActionGroup(menu);
+  for (const auto& name : hw::list_profiles()) {
+    QAction* action = menu->addAction(QString::fromStdString(name));
+    action->setCheckable(true);
+    action->setActionGroup(group);
+    connect(action, &QAction::triggered, this, [this, name] {
+      session_.edit(with_hardware(session_.plan(), name),
+                    tr("Hardware %1").arg(QString::fromStdString(name)));
+    });
+  }
+  connect(&session_, &PlanSession::planChanged, menu, [group](const nlohmann::json& plan) {
+    const QString hw = QString::fromStdString(plan_hardware(plan));
+    for (QAction* action : group->actions()) action->setChecked(action->text() == hw);
+  });
 }
 
 void MainWindow::createStatusBar() {
@@ -131,13 +200,23 @@ void MainWindow::connectSession() {
   });
   connect(&session_, &PlanSession::planReplaced, this, &MainWindow::updateTitle);
   connect(&session_, &PlanSession::modifiedChanged, this, &MainWindow::updateTitle);
-  connect(config_, &ConfigPanel::planEdited, &session_, &PlanSession::edit);
+  connect(config_, &ConfigPanel::planEdited, &session_,
+          [this](const nlohmann::json& doc, const QString& label) { session_.edit(doc, label); });
+  connect(&session_, &PlanSession::planChanged, editor_, &PlanEditor::setPlan);
+  connect(editor_, &PlanEditor::planEdited, &session_,
+          [this](const nlohmann::json& doc, const QString& label) { session_.edit(doc, label); });
+  // Linked selection: an action picked in the DAG outlines its bars, a bar picks its action.
+  connect(editor_, &PlanEditor::actionSelected, timeline_, &TimelineView::highlightAction);
+  connect(timeline_, &TimelineView::actionClicked, editor_, &PlanEditor::selectAction);
+  connect(editor_, &PlanEditor::editRefused, this,
+          [this](const QString& why) { statusBar()->showMessage(why, 8000); });
   connect(&session_, &PlanSession::predictionReady, this, [this](const report::Prediction& p) {
     report_->setPrediction(p);
     timeline_->setPrediction(p);
     envelope_->setPrediction(p);
     heatmap_->setPrediction(p);
     network_->setPrediction(p);
+    editor_->setPrediction(p);
     statusBar()->clearMessage();
   });
   connect(&session_, &PlanSession::predictionFailed, report_, &ReportView::showErrors);
@@ -153,8 +232,13 @@ void MainWindow::connectSession() {
                                  .arg(update_ms, 0, 'f', 1)
                                  .arg(engine_ms, 0, 'f', 1));
           });
-  if (options_.persist)
+  connect(files_, &FileCommands::problemReported, this,
+          [this](const QString& title) { statusBar()->showMessage(title, 8000); });
+  if (options_.persist) {
     connect(&session_, &PlanSession::planChanged, this, [this] { saveSettings(); });
+    connect(&session_, &PlanSession::planChanged, &autosave_, qOverload<>(&QTimer::start));
+    connect(&session_, &PlanSession::modifiedChanged, &autosave_, qOverload<>(&QTimer::start));
+  }
 }
 
 void MainWindow::updateTitle() {
@@ -166,22 +250,70 @@ void MainWindow::updateTitle() {
 }
 
 bool MainWindow::restoreLastPlan() {
-  QSettings settings;
-  const QString text = settings.value(kPlanKey).toString();
-  if (text.isEmpty()) return false;
-  auto doc = parse_json_text(text.toStdString());
-  if (!doc) return false;
-  session_.open(*doc, settings.value(kPathKey).toString(), settings.value(kModifiedKey).toBool());
-  return true;
+  if (auto work = recovery_.read()) {
+    session_.open(work->plan, work->path, true);
+    return true;
+  }
+  const QString path = QSettings().value(kPathKey).toString();
+  if (path.isEmpty() || !QFileInfo::exists(path)) return false;
+  return files_->openPath(path, true).isEmpty();
 }
 
-// The edited plan goes to the settings on every change: an edit is never lost, even when
-// the app is killed before the user saves.
+bool MainWindow::offerRecovery() {
+  const auto work = recovery_.read();
+  if (!work) return restoreLastPlan();
+  const QString source = work->path.isEmpty() ? tr("a new plan") : QFileInfo(work->path).fileName();
+  const auto answer = QMessageBox::question(
+      this, tr("Recover unsaved work?"),
+      tr("TileSight was closed with unsaved edits of <b>%1</b> (%2, last edit %3).<p>Recover "
+         "them? <i>Discard</i> deletes them.")
+          .arg(source.toHtmlEscaped(), plan_title(work->plan).toHtmlEscaped(),
+               QLocale().toString(work->saved_at.toLocalTime(), QLocale::ShortFormat)),
+      QMessageBox::Yes | QMessageBox::Discard, QMessageBox::Yes);
+  if (answer == QMessageBox::Yes) return restoreLastPlan();
+  recovery_.remove();
+  return restoreLastPlan();
+}
+
+// Unsaved work goes to the recovery file a moment after each edit; saved work removes it.
+void MainWindow::writeRecoveryNow() {
+  autosave_.stop();
+  if (!session_.modified()) return recovery_.remove();
+  if (const QString error = recovery_.write(session_.plan(), session_.path()); !error.isEmpty())
+    statusBar()->showMessage(tr("Cannot write the recovery file: %1").arg(error), 8000);
+}
+
+// The last plan file for the next start (the edited document itself is in the recovery
+// file while it differs from the file).
 void MainWindow::saveSettings() const {
-  QSettings settings;
-  settings.setValue(kPlanKey, QString::fromStdString(session_.plan().dump()));
-  settings.setValue(kPathKey, session_.path());
-  settings.setValue(kModifiedKey, session_.modified());
+  QSettings().setValue(kPathKey, session_.path());
+}
+
+void MainWindow::exportView(QWidget* view, const QString& title) {
+  QString name = title.toLower().replace(QLatin1Char(' '), QLatin1Char('_'));
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export %1").arg(title), QDir::current().filePath(name + QStringLiteral(".png")),
+      export_view_filter());
+  if (path.isEmpty()) return;
+  if (const QString error = export_view(*view, path, title); !error.isEmpty())
+    QMessageBox::warning(this, tr("Cannot export"), tr("Cannot write %1: %2").arg(path, error));
+  else
+    statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!dropped_plan(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  if (openDroppedPlan(event->mimeData())) event->acceptProposedAction();
+}
+
+bool MainWindow::openDroppedPlan(const QMimeData* mime) {
+  const QString path = dropped_plan(mime);
+  if (path.isEmpty()) return false;
+  files_->openPath(path);  // a bad file is reported, the current plan kept
+  return true;
 }
 
 void MainWindow::restoreLayout() {
@@ -202,6 +334,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState(kLayoutVersion));
     saveSettings();
+    writeRecoveryNow();  // unsaved edits stay on disk and are offered at the next start
   }
   event->accept();
 }

@@ -12,9 +12,13 @@
 
 #include <QMainWindow>
 
+#include <QTimer>
+
 #include "ui/plan_session.h"
+#include "ui/recovery_file.h"
 
 class QDockWidget;
+class QMimeData;
 class QLabel;
 class QProgressBar;
 
@@ -25,6 +29,8 @@ class EnvelopeView;
 class FileCommands;
 class HeatmapView;
 class NetworkView;
+class PlanEditor;
+class RecentFiles;
 class ReportView;
 class TimelineView;
 
@@ -46,19 +52,36 @@ class MainWindow : public QMainWindow {
   EnvelopeView* envelopeView() const { return envelope_; }
   HeatmapView* heatmapView() const { return heatmap_; }
   NetworkView* networkView() const { return network_; }
+  PlanEditor* planEditor() const { return editor_; }
 
-  // Opens the plan the last session was editing, if the settings hold one. Returns false
-  // when there is none (the caller then opens the default example).
+  RecentFiles& recentFiles() { return *recent_; }
+  RecoveryFile& recovery() { return recovery_; }
+
+  // Opens what the last session was editing: its unsaved work from the recovery file (marked
+  // modified), else the last plan file. Returns false when there is neither (the caller then
+  // opens the default example).
   bool restoreLastPlan();
+  // Interactive start: when unsaved work was left behind, asks whether to recover it; else
+  // as restoreLastPlan.
+  bool offerRecovery();
+  void writeRecoveryNow();
+  // What a drop does: opens the first local .json file among the URLs. False if none.
+  bool openDroppedPlan(const QMimeData* mime);
+  // File > Export view: asks for a file and writes the view (a dock's widget or the window).
+  void exportView(QWidget* view, const QString& title);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* view,
                        Qt::DockWidgetArea area);
   void createDocks();
   void createMenus();
+  void createFileMenu();
+  void createHardwareMenu();
   void createStatusBar();
   void connectSession();
   void updateTitle();
@@ -76,6 +99,10 @@ class MainWindow : public QMainWindow {
   EnvelopeView* envelope_ = nullptr;
   HeatmapView* heatmap_ = nullptr;
   NetworkView* network_ = nullptr;
+  PlanEditor* editor_ = nullptr;
+  RecentFiles* recent_ = nullptr;
+  RecoveryFile recovery_;
+  QTimer autosave_;
   QProgressBar* busy_ = nullptr;
   QLabel* timing_ = nullptr;
   QByteArray default_layout_;

@@ -8,11 +8,14 @@
 #include "tilesight/kernels/plan_input.h"
 #include "tilesight/util/data_dir.h"
 #include "tilesight/util/json_input.h"
+#include "ui/json_locator.h"
+#include "ui/plan_edits.h"
 
 namespace tilesight::ui {
 
 PlanKind plan_kind(const nlohmann::json& doc) {
-  if (!doc.is_object() || !doc.contains("kernel")) return PlanKind::kTileProgram;
+  // A lifted program keeps "kernel" (to_json writes it) but has actions: not a template.
+  if (!is_template_instance(doc)) return PlanKind::kTileProgram;
   const auto& kernel = doc["kernel"];
   if (kernel.is_string() && kernel.get<std::string>() == "gemm") return PlanKind::kGemmTemplate;
   return PlanKind::kOtherTemplate;
@@ -32,8 +35,15 @@ Result<nlohmann::json> read_plan_file(const QString& path) {
   auto doc = load_plan_file(path);
   if (!doc) return doc;
   auto plan = kernels::read_plan(*doc);
-  if (!plan) return plan.errors();
-  return doc;
+  if (plan) return doc;
+  // The reader names the field; the dialog names its line too.
+  QFile file(path);
+  const QByteArray bytes = file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+  const std::string_view text(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+  Errors errors = plan.errors();
+  for (auto& e : errors)
+    if (e.line == 0 && !e.path.empty()) e.line = line_of_json_path(text, e.path);
+  return errors;
 }
 
 QString save_plan_file(const nlohmann::json& doc, const QString& path) {

@@ -1,10 +1,45 @@
 #include "ui/plan_session.h"
 
+#include <chrono>
+
 namespace tilesight::ui {
 
 namespace {
 constexpr int kDebounceMs = 150;
-}
+constexpr int kPlanEditId = 0x7153;  // QUndoCommand::id(): edits that may merge
+constexpr auto kMergeWindow = std::chrono::milliseconds(1500);
+}  // namespace
+
+// One edit: the documents before and after.
+class PlanEditCommand : public QUndoCommand {
+ public:
+  PlanEditCommand(PlanSession& session, nlohmann::json before, nlohmann::json after,
+                  const QString& label)
+      : QUndoCommand(label.isEmpty() ? QObject::tr("Edit plan") : label),
+        session_(session),
+        before_(std::move(before)),
+        after_(std::move(after)),
+        mergeable_(!label.isEmpty()),
+        at_(std::chrono::steady_clock::now()) {}
+
+  void redo() override { session_.apply(after_); }
+  void undo() override { session_.apply(before_); }
+  int id() const override { return mergeable_ ? kPlanEditId : -1; }
+  bool mergeWith(const QUndoCommand* other) override {
+    if (other->id() != id() || other->text() != text()) return false;
+    const auto* next = static_cast<const PlanEditCommand*>(other);
+    if (next->at_ - at_ > kMergeWindow) return false;  // a later, separate edit of the field
+    after_ = next->after_;
+    at_ = next->at_;
+    return true;
+  }
+
+ private:
+  PlanSession& session_;
+  nlohmann::json before_, after_;
+  bool mergeable_;
+  std::chrono::steady_clock::time_point at_;
+};
 
 PlanSession::PlanSession(QObject* parent) : QObject(parent), worker_(this) {
   debounce_.setSingleShot(true);
@@ -16,22 +51,33 @@ PlanSession::PlanSession(QObject* parent) : QObject(parent), worker_(this) {
           [this](quint64, const PredictionOutcome& o) { onFailed(o); });
   connect(&worker_, &PredictionWorker::busyChanged, this,
           [this](bool) { emit busyChanged(busy()); });
+  connect(&undo_, &QUndoStack::cleanChanged, this,
+          [this](bool clean) { setModified(!clean); });
 }
 
 void PlanSession::open(nlohmann::json doc, const QString& path, bool modified) {
   plan_ = std::move(doc);
   path_ = path;
   debounce_.stop();
+  {
+    const QSignalBlocker block(undo_);  // a new document: its history starts here
+    undo_.clear();
+    if (modified) undo_.resetClean();   // restored unsaved work: no state of it is saved
+  }
   setModified(modified);
   emit planReplaced(plan_);
   emit planChanged(plan_);
   submit();
 }
 
-void PlanSession::edit(nlohmann::json doc) {
+void PlanSession::edit(nlohmann::json doc, const QString& label) {
   if (doc == plan_) return;
-  plan_ = std::move(doc);
-  setModified(true);
+  undo_.push(new PlanEditCommand(*this, plan_, std::move(doc), label));  // redo() applies it
+}
+
+// The modified flag follows the stack's cleanChanged, which QUndoStack emits after this.
+void PlanSession::apply(const nlohmann::json& doc) {
+  plan_ = doc;
   emit planChanged(plan_);
   debounce_.start();
   emit busyChanged(true);
@@ -39,6 +85,7 @@ void PlanSession::edit(nlohmann::json doc) {
 
 void PlanSession::markSaved(const QString& path) {
   path_ = path;
+  undo_.setClean();
   setModified(false);
 }
 

@@ -1,7 +1,8 @@
 // The plan being edited and its latest prediction: the one place the views, the config
-// panel and the file commands meet. Edits are debounced (150 ms) and handed to the
+// panel and the file commands meet. Every edit is a command on the undo stack (the whole
+// document before and after: plans are a few kB), debounced (150 ms) and handed to the
 // PredictionWorker; on an error the last good prediction stays and the errors are reported
-// beside it.
+// beside it. The plan is modified while the stack is away from its clean (saved) state.
 //
 //   panel edit ─┐ 150 ms ┌─> worker (thread) ─> predictionReady(prediction)  -> views
 //   panel edit ─┴────────┘                  └─> predictionFailed(errors)     -> report view
@@ -11,6 +12,7 @@
 #include <QObject>
 #include <QString>
 #include <QTimer>
+#include <QUndoStack>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -26,13 +28,18 @@ class PlanSession : public QObject {
 
  public:
   explicit PlanSession(QObject* parent = nullptr);
+  // ~QUndoStack emits cleanChanged; nothing may hear it while the window is torn down.
+  ~PlanSession() override { undo_.blockSignals(true); }
 
   // Replaces the plan (opened file, example, restored edit) and predicts it at once;
   // `modified` is true for an unsaved edit restored from the last session.
   void open(nlohmann::json doc, const QString& path, bool modified = false);
-  // An edit of the current plan: predicted after the debounce interval; marks it modified.
-  void edit(nlohmann::json doc);
+  // An edit of the current plan, undoable: predicted after the debounce interval; marks it
+  // modified. Consecutive edits with the same label (a spin box's arrow held down) merge
+  // into one undo step.
+  void edit(nlohmann::json doc, const QString& label = {});
   void markSaved(const QString& path);
+  QUndoStack& undoStack() { return undo_; }
   void setDebounceMs(int ms) { debounce_.setInterval(ms); }
 
   const nlohmann::json& plan() const { return plan_; }
@@ -56,12 +63,15 @@ class PlanSession : public QObject {
   void timingMeasured(double update_ms, double engine_ms);
 
  private:
+  friend class PlanEditCommand;
+  void apply(const nlohmann::json& doc);  // the undo stack's way in: no new command
   void submit();
   void onPredicted(const PredictionOutcome& outcome);
   void onFailed(const PredictionOutcome& outcome);
   void setModified(bool modified);
 
   PredictionWorker worker_;
+  QUndoStack undo_;
   QTimer debounce_;
   QElapsedTimer since_submit_;
   nlohmann::json plan_;

@@ -39,6 +39,16 @@ QColor action_color(int index) {
   return palette[static_cast<std::size_t>(index) % palette.size()];
 }
 
+QColor pipeline_color(Resource resource) {
+  // Compute warm, memory cool, in the lanes' order: TC, CUDA, SFU, TMEM, SMEM, L1.5, L2,
+  // DRAM, Net (Okabe–Ito hues, the light ones darkened enough for white text).
+  static const std::array<QColor, kResourceCount> palette = {
+      QColor("#d55e00"), QColor("#e69f00"), QColor("#cc79a7"), QColor("#b8a200"),
+      QColor("#009e73"), QColor("#44aa99"), QColor("#56b4e9"), QColor("#0072b2"),
+      QColor("#666666")};
+  return palette[index(resource)];
+}
+
 QColor text_color() {
   return QColor(0x30, 0x30, 0x30);
 }

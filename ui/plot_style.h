@@ -6,6 +6,8 @@
 #include <QColor>
 #include <QString>
 
+#include "tilesight/hw/resource.h"
+
 class QCustomPlot;
 class QCPColorGradient;
 class QCPItemText;
@@ -17,6 +19,7 @@ enum class Phase { kPrologue, kSteady, kEpilogue };
 QColor phase_color(Phase phase);  // solid: envelope bars
 QColor phase_shade(Phase phase);  // translucent: timeline background
 QColor action_color(int index);   // the index-th action of a plan, cycling
+QColor pipeline_color(Resource resource);  // plan editor nodes: the action's dominant pipeline
 QColor text_color();
 QColor muted_text_color();
 

@@ -80,6 +80,11 @@ TimelineView::TimelineView(QWidget* parent)
   connect(plot_, &QCustomPlot::afterLayout, this, [this] { updateLabels(); });
   connect(plot_, &QCustomPlot::mouseMove, this, &TimelineView::onMouseMove);
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { fitAll(); });
+  connect(plot_, &QCustomPlot::mousePress, this,
+          [this](QMouseEvent* event) { press_at_ = event->position(); });
+  connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+    if ((event->position() - press_at_).manhattanLength() <= 4) clickAt(event->position());
+  });
   plot_->replot();
 }
 
@@ -166,6 +171,7 @@ void TimelineView::rebuild() {
   addFoldBand();
   addBars();
   addLegend();
+  applyHighlight();
   set_plot_message(message_,
                    events_.empty() ? tr("the engine drew no timeline for this plan") : QString());
   fitAll();
@@ -353,6 +359,39 @@ QString TimelineView::toolTipFor(std::size_t i) const {
   if (e.bytes > 0) text += tr("<br>bytes: %1").arg(format_bytes(e.bytes));
   if (e.flops > 0) text += tr("<br>FLOPs: %1").arg(format_flops(e.flops));
   return text;
+}
+
+void TimelineView::clickAt(const QPointF& pixel) {
+  const auto i = eventAt(pixel);
+  emit actionClicked(i ? QString::fromStdString(events_[*i].action) : QString());
+}
+
+void TimelineView::highlightAction(const QString& action) {
+  if (action == highlighted_) return;
+  highlighted_ = action;
+  applyHighlight();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int TimelineView::highlightedBarCount() const {
+  if (highlighted_.isEmpty()) return 0;
+  const std::string name = highlighted_.toStdString();
+  return static_cast<int>(std::count_if(events_.begin(), events_.end(),
+                                        [&](const auto& e) { return e.action == name; }));
+}
+
+// The selected action's bars keep their colour with a thick dark outline; the rest fade to
+// a third of their opacity, so the selection reads at any zoom.
+void TimelineView::applyHighlight() {
+  const std::string name = highlighted_.toStdString();
+  for (std::size_t i = 0; i < bars_.size() && i < events_.size(); ++i) {
+    QColor fill = bars_[i]->brush().color();
+    const bool on = events_[i].action == name;
+    fill.setAlpha(highlighted_.isEmpty() || on ? 255 : 80);
+    bars_[i]->setBrush(fill);
+    QColor edge = fill.darker(150);
+    bars_[i]->setPen(on ? QPen(QColor(0x10, 0x10, 0x10), 2.2) : QPen(edge, 0));
+  }
 }
 
 void TimelineView::onMouseMove(QMouseEvent* event) {

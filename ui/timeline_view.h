@@ -11,7 +11,9 @@
 // Only the first iterations and the last one of each loop are drawn (the engine's timeline);
 // the steady state between them repeats and is folded into a hatched band (TimeFold) unless
 // "Fold steady state" is unchecked. Drag pans and the wheel zooms the time axis only;
-// hovering a bar shows its action, iteration, pipeline, time, bytes and FLOPs.
+// hovering a bar shows its action, iteration, pipeline, time, bytes and FLOPs. Clicking a
+// bar selects its action (linked with the plan editor): that action's bars get a dark
+// outline and the others fade.
 #pragma once
 
 #include <QString>
@@ -46,7 +48,17 @@ class TimelineView : public QWidget {
   void fitAll();
   void zoomTo(double from_us, double to_us);  // real times; the fold is applied
   void setFoldSteadyState(bool fold);
+
+  // Linked selection: outlines the bars of `action` ("" clears it).
+  void highlightAction(const QString& action);
+  const QString& highlightedAction() const { return highlighted_; }
+  int highlightedBarCount() const;
+  // A click (not a drag) at a point of the plot: emits actionClicked for the bar there.
+  void clickAt(const QPointF& pixel);
   const TimeFold& fold() const { return fold_; }
+
+ signals:
+  void actionClicked(const QString& action);  // "" for a click on no bar
 
  private:
   struct Phases {
@@ -65,6 +77,7 @@ class TimelineView : public QWidget {
   void updateLabels();
   void keepRangeInside();
   void onMouseMove(QMouseEvent* event);
+  void applyHighlight();
 
   QCustomPlot* plot_ = nullptr;
   QCPItemText* message_ = nullptr;
@@ -80,6 +93,8 @@ class TimelineView : public QWidget {
   std::vector<QCPItemText*> phase_labels_;
   std::vector<QCPItemRect*> lane_bands_;
   Phases phases_;
+  QString highlighted_;
+  QPointF press_at_;
 };
 
 }  // namespace tilesight::ui

@@ -1,0 +1,120 @@
+// The plan editor: the DAG of a tile program and of a lifted template, nodes coloured by the
+// predicted pipeline, and each edit (add, remove, connect, a property) a new document that
+// the session predicts; a cycle is refused, not applied.
+#include <QDoubleSpinBox>
+#include <QGraphicsView>
+#include <QtTest>
+
+#include "gui_test_util.h"
+#include "ui/action_properties.h"
+#include "ui/dag_scene.h"
+#include "ui/main_window.h"
+#include "ui/plan_edits.h"
+#include "ui/plan_editor.h"
+#include "ui/prediction_worker.h"
+
+using namespace tilesight;
+using namespace tilesight::ui;
+
+class PlanEditorTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void drawsTheTileProgramsDag() {
+    PlanEditor editor;
+    editor.setPlan(test::example("custom_gemm_h200.json"));
+    QCOMPARE(editor.scene()->nodeCount(), 4);  // load_a, load_b, mma, store_c
+    QCOMPARE(editor.scene()->edgeCount(), 3);  // two into mma, one into store_c
+    QCOMPARE(editor.scene()->crossings(), 0);
+    QVERIFY(!editor.scene()->dag().lifted);
+  }
+
+  void liftsATemplateAndColoursByPredictedPipeline() {
+    const auto doc = test::example();
+    auto outcome = predict_plan(doc);
+    QVERIFY(outcome.prediction);
+    PlanEditor editor;
+    editor.setPlan(doc);
+    editor.setPrediction(*outcome.prediction);
+    const TileDag& dag = editor.scene()->dag();
+    QVERIFY(dag.lifted);
+    QVERIFY(dag.actions.size() >= 3);
+    const int mma = dag.find("mma");
+    QVERIFY(mma >= 0);
+    QVERIFY(dag.actions[static_cast<std::size_t>(mma)].pipeline_predicted);
+    QCOMPARE(dag.actions[static_cast<std::size_t>(mma)].pipeline, Resource::kTC);
+  }
+
+  void editsAreNewDocuments() {
+    const auto doc = test::example("custom_gemm_h200.json");
+    auto added = add_action(doc, "exp", "mma");
+    QVERIFY(added);
+    QCOMPARE(last_action_name(*added), std::string("exp"));
+    QCOMPARE((*added)["actions"].back()["deps"], nlohmann::json::array({"mma"}));
+    QCOMPARE((*added)["actions"].back()["loop"], nlohmann::json("k"));
+    auto removed = remove_action(*added, "mma");
+    QVERIFY(removed);
+    for (const auto& a : (*removed)["actions"])
+      QVERIFY(!a.contains("deps") || a["deps"].dump().find("\"mma\"") == std::string::npos);
+    auto cycle = connect_actions(doc, "store_c", "load_a");  // load_a -> mma -> store_c
+    QVERIFY(!cycle);
+    QVERIFY2(cycle.error_text().find("cycle") != std::string::npos, cycle.error_text().c_str());
+    QCOMPARE(cycle.errors().front().path, std::string("actions[0].deps"));
+    auto renamed = set_action_field(doc, "mma", "name", "gemm_mma");
+    QVERIFY(renamed);
+    QVERIFY((*renamed)["actions"][3]["deps"] == nlohmann::json::array({"gemm_mma"}));
+    QVERIFY(!remove_action(nlohmann::json::parse(R"({"name":"x","actions":[{"name":"a"}]})"), "a"));
+  }
+
+  void editingTheTemplateMakesItAProgramAndChangesThePrediction() {
+    MainWindow window({.persist = false});
+    window.resize(1400, 900);
+    window.show();
+    auto& session = window.session();
+    session.setDebounceMs(0);
+    {
+      test::ResultWaiter wait(session);
+      session.open(test::example(), test::example_path());
+      QVERIFY(wait.waitReady());
+    }
+    const double before = session.prediction()->latency_us;
+    PlanEditor* editor = window.planEditor();
+    QVERIFY(editor->scene()->nodeCount() >= 3);
+    editor->selectAction(QStringLiteral("mma"));
+    QCOMPARE(editor->properties()->action(), QStringLiteral("mma"));
+    test::ResultWaiter wait(session);
+    const double flops = editor->properties()->flopsBox()->value();
+    editor->properties()->flopsBox()->setValue(flops * 4);  // 4x the work per iteration
+    QVERIFY(wait.waitReady());
+    QVERIFY(!is_template_instance(session.plan()));
+    QVERIFY(session.prediction()->latency_us > before * 1.5);
+    QCOMPARE(editor->selectedAction(), QStringLiteral("mma"));
+  }
+
+  void aRefusedEditLeavesThePlanAlone() {
+    PlanEditor editor;
+    editor.setPlan(test::example("custom_gemm_h200.json"));
+    QSignalSpy edited(&editor, &PlanEditor::planEdited);
+    QSignalSpy refused(&editor, &PlanEditor::editRefused);
+    editor.connectActions(QStringLiteral("store_c"), QStringLiteral("load_a"));
+    QCOMPARE(edited.count(), 0);
+    QCOMPARE(refused.count(), 1);
+    editor.connectActions(QStringLiteral("load_a"), QStringLiteral("store_c"));
+    QCOMPARE(edited.count(), 1);
+    QCOMPARE(editor.scene()->edgeCount(), 4);
+  }
+
+  void connectModeLinksSelectedToClicked() {
+    PlanEditor editor;
+    editor.setPlan(test::example("custom_gemm_h200.json"));
+    QSignalSpy edited(&editor, &PlanEditor::planEdited);
+    editor.selectAction(QStringLiteral("load_b"));
+    editor.connectAction()->setChecked(true);
+    editor.selectAction(QStringLiteral("store_c"));
+    QCOMPARE(edited.count(), 1);
+    QVERIFY(!editor.connectAction()->isChecked());
+  }
+};
+
+QTEST_MAIN(PlanEditorTest)
+#include "test_plan_editor.moc"

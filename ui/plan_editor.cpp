@@ -1,0 +1,197 @@
+#include "ui/plan_editor.h"
+
+#include <QAction>
+#include <QGraphicsView>
+#include <QLabel>
+#include <QMenu>
+#include <QResizeEvent>
+#include <QSplitter>
+#include <QToolBar>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "tilesight/plan/tile_program.h"
+#include "ui/action_properties.h"
+#include "ui/dag_scene.h"
+#include "ui/plan_edits.h"
+
+namespace tilesight::ui {
+
+PlanEditor::PlanEditor(QWidget* parent)
+    : QWidget(parent),
+      scene_(new DagScene(this)),
+      view_(new QGraphicsView(scene_, this)),
+      properties_(new ActionProperties(this)),
+      note_(new QLabel(this)) {
+  view_->setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  view_->setDragMode(QGraphicsView::ScrollHandDrag);
+  view_->setBackgroundBrush(QColor(0xfa, 0xfa, 0xfa));
+  note_->setWordWrap(true);
+  note_->setStyleSheet(QStringLiteral("color: #555; padding: 0 4px;"));
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(view_);
+  split->addWidget(properties_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setChildrenCollapsible(false);
+  view_->setMinimumHeight(160);
+  connect(split, &QSplitter::splitterMoved, this, &PlanEditor::fitView);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addWidget(makeToolBar());
+  layout->addWidget(note_);
+  layout->addWidget(split, 1);
+
+  connect(scene_, &DagScene::actionSelected, this, &PlanEditor::onSelection);
+  connect(properties_, &ActionProperties::fieldEdited, this, &PlanEditor::setField);
+  connect(properties_, &ActionProperties::depToggled, this,
+          [this](const QString& from, const QString& to, bool on) {
+            if (on) return connectActions(from, to);
+            apply(disconnect_actions(doc_, from.toStdString(), to.toStdString()),
+                  tr("Disconnect %1 → %2").arg(from, to), to);
+          });
+}
+
+QWidget* PlanEditor::makeToolBar() {
+  auto* bar = new QToolBar(this);
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  auto* menu = new QMenu(bar);
+  for (auto op : plan::kAllOps) {
+    const QString name = QString::fromUtf8(plan::op_name(op).data());
+    menu->addAction(name, this, [this, name] { addTileAction(name); });
+  }
+  auto* add = bar->addAction(tr("Add"));
+  add->setMenu(menu);
+  add->setToolTip(tr("Add an action after the selected one"));
+  if (auto* button = qobject_cast<QToolButton*>(bar->widgetForAction(add)))
+    button->setPopupMode(QToolButton::InstantPopup);
+  remove_ = bar->addAction(tr("Remove"), this, &PlanEditor::removeSelected);
+  remove_->setToolTip(tr("Remove the selected action and the deps on it"));
+  connect_ = bar->addAction(tr("Connect"));
+  connect_->setCheckable(true);
+  connect_->setToolTip(
+      tr("Select an action, press Connect, then click the action that should wait for it"));
+  connect(connect_, &QAction::toggled, this, [this](bool on) {
+    connect_from_ = on ? selectedAction() : QString();
+    if (on && connect_from_.isEmpty()) {
+      connect_->setChecked(false);
+      emit editRefused(tr("Select the action to connect from first"));
+    }
+  });
+  bar->addAction(tr("Fit"), this, &PlanEditor::fitView)->setToolTip(tr("Fit the DAG in view"));
+  return bar;
+}
+
+void PlanEditor::setPlan(const nlohmann::json& doc) {
+  if (doc == doc_) return;
+  doc_ = doc;
+  redraw();
+  fitView();
+}
+
+void PlanEditor::setPrediction(const report::Prediction& prediction) {
+  timeline_ = prediction.timeline;
+  redraw();
+}
+
+void PlanEditor::redraw() {
+  const TileDag dag = tile_dag(doc_, timeline_);
+  scene_->setDag(dag);
+  if (!dag.errors.empty())
+    note_->setText(tr("No DAG: %1").arg(QString::fromStdString(join(dag.errors, "; "))));
+  else if (dag.lifted)
+    note_->setText(tr("Lifted from the <b>%1</b> template: an edit here makes it a tile "
+                      "program (undo brings the template back).")
+                       .arg(QString::fromStdString(dag.kernel)));
+  else
+    note_->setText(tr("Tile program: %1 actions, %2 deps").arg(scene_->nodeCount()).arg(scene_->edgeCount()));
+  properties_->showAction(dag, scene_->selectedAction(), loopNames());
+  remove_->setEnabled(!scene_->selectedAction().isEmpty());
+}
+
+QStringList PlanEditor::loopNames() const {
+  QStringList names;
+  auto program = as_tile_program(doc_);
+  if (!program || !program->contains("loops") || !(*program)["loops"].is_array()) return names;
+  for (const auto& loop : (*program)["loops"])
+    if (loop.is_object() && loop.contains("name") && loop["name"].is_string())
+      names << QString::fromStdString(loop["name"].get<std::string>());
+  return names;
+}
+
+void PlanEditor::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  QTimer::singleShot(0, this, &PlanEditor::fitView);  // after the splitter laid out the view
+}
+
+void PlanEditor::fitView() {
+  if (scene_->items().isEmpty()) return;
+  view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  // Never blow a small DAG up past its natural size: text would look oversized.
+  if (view_->transform().m11() > 1.0) view_->setTransform(QTransform());
+}
+
+QString PlanEditor::selectedAction() const {
+  return scene_->selectedAction();
+}
+
+void PlanEditor::selectAction(const QString& name) {
+  scene_->selectAction(name);
+  if (QGraphicsItem* item = scene_->nodeItem(name)) view_->ensureVisible(item, 20, 20);
+}
+
+void PlanEditor::onSelection(const QString& name) {
+  if (connect_->isChecked() && !connect_from_.isEmpty() && !name.isEmpty() &&
+      name != connect_from_) {
+    const QString from = connect_from_;
+    connect_->setChecked(false);
+    connectActions(from, name);
+    return;
+  }
+  properties_->showAction(scene_->dag(), name, loopNames());
+  remove_->setEnabled(!name.isEmpty());
+  emit actionSelected(name);
+}
+
+void PlanEditor::apply(const Result<nlohmann::json>& edited, const QString& label,
+                       const QString& select) {
+  if (!edited) {
+    emit editRefused(QString::fromStdString(edited.error_text("; ")));
+    redraw();  // the panel shows the document's values again
+    return;
+  }
+  doc_ = *edited;
+  redraw();
+  if (!select.isEmpty()) selectAction(select);
+  emit planEdited(doc_, label);
+}
+
+void PlanEditor::addTileAction(const QString& op) {
+  const QString after = selectedAction();
+  auto edited = add_action(doc_, op.toStdString(), after.toStdString());
+  const QString name = edited ? QString::fromStdString(last_action_name(*edited)) : QString();
+  apply(edited, tr("Add action %1").arg(name), name);
+}
+
+void PlanEditor::removeSelected() {
+  const QString name = selectedAction();
+  if (name.isEmpty()) return;
+  apply(remove_action(doc_, name.toStdString()), tr("Remove action %1").arg(name));
+}
+
+void PlanEditor::connectActions(const QString& from, const QString& to) {
+  apply(connect_actions(doc_, from.toStdString(), to.toStdString()),
+        tr("Connect %1 → %2").arg(from, to), to);
+}
+
+void PlanEditor::setField(const QString& action, const QString& key, const nlohmann::json& value) {
+  if (action.isEmpty()) return;
+  const QString select = key == QLatin1String("name") ? QString::fromStdString(value.get<std::string>())
+                                                      : action;
+  apply(set_action_field(doc_, action.toStdString(), key.toStdString(), value),
+        tr("Set %1 of %2").arg(key, action), select);
+}
+
+}  // namespace tilesight::ui

@@ -1,0 +1,90 @@
+// The plan editor dock: the tile-action DAG of the current plan (DagScene) above the
+// selected action's properties (ActionProperties), with a tool bar to add, remove and
+// connect actions and to fit the drawing.
+//
+//   [Add ▾] [Remove] [Connect] [Fit]     template gemm: the first edit makes it a tile program
+//   ┌ DAG ─────────────────────────────┐
+//   │  load_a   load_b                 │
+//   │      mma                         │
+//   │    store_c                       │
+//   └──────────────────────────────────┘
+//   name [mma] op [mma_tc] FLOPs ... deps [x] load_a ...
+//
+// Every edit is a new document (ui/plan_edits.h) handed to planEdited with a label for the
+// undo stack. Editing a template instance turns it into the full tile program it lifts to:
+// template parameters cannot say "one more action", and the lifted program predicts exactly
+// as the template did, so only the edit itself changes the prediction (undo restores the
+// template and its form).
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+#include "tilesight/report/prediction.h"
+#include "tilesight/util/result.h"
+#include "ui/tile_dag.h"
+
+class QAction;
+class QGraphicsView;
+class QLabel;
+
+namespace tilesight::ui {
+
+class ActionProperties;
+class DagScene;
+
+class PlanEditor : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit PlanEditor(QWidget* parent = nullptr);
+
+  void setPlan(const nlohmann::json& doc);
+  void setPrediction(const report::Prediction& prediction);
+
+  DagScene* scene() const { return scene_; }
+  QGraphicsView* view() const { return view_; }
+  ActionProperties* properties() const { return properties_; }
+  QAction* connectAction() const { return connect_; }
+  QString selectedAction() const;
+  void selectAction(const QString& name);
+
+  // The edits behind the tool bar and the property panel (tests call them directly).
+  void addTileAction(const QString& op);
+  void removeSelected();
+  void connectActions(const QString& from, const QString& to);
+  void setField(const QString& action, const QString& key, const nlohmann::json& value);
+
+ signals:
+  void planEdited(const nlohmann::json& doc, const QString& label);
+  void actionSelected(const QString& name);
+  void editRefused(const QString& why);
+
+ public slots:
+  void fitView();
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;  // keeps the DAG fitted to the view
+
+ private:
+  QWidget* makeToolBar();
+  void redraw();
+  void apply(const Result<nlohmann::json>& edited, const QString& label,
+             const QString& select = {});
+  void onSelection(const QString& name);
+  QStringList loopNames() const;
+
+  nlohmann::json doc_;
+  std::vector<report::TimelineEvent> timeline_;
+  DagScene* scene_ = nullptr;
+  QGraphicsView* view_ = nullptr;
+  ActionProperties* properties_ = nullptr;
+  QLabel* note_ = nullptr;
+  QAction* remove_ = nullptr;
+  QAction* connect_ = nullptr;
+  QString connect_from_;
+};
+
+}  // namespace tilesight::ui
