@@ -23,6 +23,7 @@
 #include "ui/network_view.h"
 #include "ui/plan_document.h"
 #include "ui/plan_editor.h"
+#include "ui/help_pages.h"
 #include "ui/recent_files.h"
 #include "ui/view_export.h"
 #include "tilesight/hw/profile_loader.h"
@@ -114,7 +115,7 @@ void MainWindow::createDocks() {
   resizeDocks({config, report}, {290, 440}, Qt::Horizontal);
   resizeDocks({envelope, heatmap, network}, {420, 380, 260}, Qt::Horizontal);
   resizeDocks({envelope}, {330}, Qt::Vertical);
-  resizeDocks({report, editor}, {380, 420}, Qt::Vertical);
+  resizeDocks({report, editor}, {360, 560}, Qt::Vertical);
 }
 
 void MainWindow::createMenus() {
@@ -136,6 +137,8 @@ void MainWindow::createMenus() {
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  fill_help_menu(help->addMenu(tr("&Views")), this);
+  help->addSeparator();
   help->addAction(tr("&About TileSight"), this, &MainWindow::showAbout);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }

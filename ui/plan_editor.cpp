@@ -33,7 +33,8 @@ PlanEditor::PlanEditor(QWidget* parent)
   split->addWidget(view_);
   split->addWidget(properties_);
   split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(1, 1);
+  split->setSizes({420, 240});
   split->setChildrenCollapsible(false);
   view_->setMinimumHeight(160);
   connect(split, &QSplitter::splitterMoved, this, &PlanEditor::fitView);

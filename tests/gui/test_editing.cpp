@@ -10,7 +10,10 @@
 
 #include "gui_test_util.h"
 #include "ui/config_panel.h"
+#include "ui/dag_scene.h"
 #include "ui/file_commands.h"
+#include "ui/help_pages.h"
+#include "ui/report_view.h"
 #include "ui/main_window.h"
 #include "ui/plan_editor.h"
 #include "ui/recent_files.h"
@@ -176,6 +179,24 @@ class EditingTest : public QObject {
       QCOMPARE(root, QStringLiteral("svg"));
     }
     QVERIFY(!export_view(*window_, path("v.bmpx")).isEmpty());
+  }
+
+  void newExamplesPopulateEveryView() {
+    for (const char* name : {"attention_prefill_h200.json", "attention_decode_h200.json",
+                             "rmsnorm_h200.json"}) {
+      test::ResultWaiter wait(session());
+      QVERIFY(window_->files().openPath(test::example_path(name), true).isEmpty());
+      QVERIFY2(wait.waitReady(), name);
+      QVERIFY2(window_->timelineView()->barCount() > 0, name);
+      QVERIFY2(window_->planEditor()->scene()->nodeCount() > 1, name);
+      QVERIFY2(!window_->reportView()->latencyText().isEmpty(), name);
+    }
+  }
+
+  void everyViewHasAHelpPage() {
+    for (const char* page : {"plan-editor", "configuration", "timeline", "report", "envelope",
+                             "cache-heatmap", "network"})
+      QVERIFY2(!help_page_path(QString::fromLatin1(page)).isEmpty(), page);
   }
 
   // Not a timed assertion: the figure goes to the test log (issue 4 asks for <= 100 ms).
