@@ -78,6 +78,17 @@ expect_error "unknown field" 'unknown field "blokc_m"' "$(gemm '"M":64,"N":64,"K
 expect_error "smem too big" "h200 allows 227 KiB" "$(gemm '"M":4096,"N":4096,"K":4096,"block_m":256,"block_n":256,"block_k":128,"stages":5')"
 expect_error "several limits" "registers" "$(gemm '"M":4096,"N":4096,"K":4096,"block_m":256,"block_n":256,"block_k":128,"stages":5,"warps":40')"
 expect_error "deep nesting" "nest" "$(printf '%0.s[' $(seq 1 100000))"
+
+# Fused-kernel templates (issue 6): each bad field named by its JSON path
+att() { printf '{"kernel":"attention","hardware":"h200","params":{%s}}' "$1"; }
+mla() { printf '{"kernel":"mla_decode","hardware":"h200","params":{%s}}' "$1"; }
+expect_error "attention kv_heads" "params.heads: 32 heads are not a multiple of kv_heads 7" "$(att '"heads":32,"kv_heads":7,"seq_q":128,"seq_kv":128,"head_dim":128')"
+expect_error "attention empty seq" "params.seq_kv: must be positive" "$(att '"heads":8,"seq_q":128,"seq_kv":0,"head_dim":128')"
+expect_error "fa4 head_dim" "params.head_dim: fa4 runs head dims" "$(att '"heads":8,"seq_q":128,"seq_kv":128,"head_dim":256,"variant":"fa4"')"
+expect_error "mla empty seq" "params.seq_kv: must be positive" "$(mla '"batch":4,"seq_kv":0')"
+expect_error "mla rank" "params.kv_lora_rank: must be a multiple of 128" "$(mla '"batch":4,"seq_kv":4096,"kv_lora_rank":500')"
+expect_error "mla unknown field" 'unknown field "head_dim"' "$(mla '"batch":4,"seq_kv":4096,"head_dim":576')"
+check "mla_decode predicts" bash -c "'$cli' predict '$root/resources/examples/mla_decode_h200.json' --format json | grep -q latency_us"
 expect_error "not an object" "object" '[1,2,3]'
 expect_error "no hardware" "hardware" '{"kernel":"gemm","params":{"M":64,"N":64,"K":64}}'
 

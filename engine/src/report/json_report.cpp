@@ -28,7 +28,10 @@ nlohmann::json loops_json(const Prediction& p) {
                    {"throughput_us", r6(l.throughput_us)}, {"chain_us", r6(l.chain_us)},
                    {"latency_floor_us", r6(l.latency_floor_us)}, {"limited_by", l.limited_by},
                    {"best_order", l.best_order}, {"order_search", l.order_search},
-                   {"legal_orders", l.legal_orders}, {"legal_orders_exact", l.legal_orders_exact}});
+                   {"legal_orders", l.legal_orders}, {"legal_orders_exact", l.legal_orders_exact},
+                   {"steady_bottleneck", resource_key(l.steady_bottleneck)}, {"tc_us", r6(l.tc_us)},
+                   {"sfu_us", r6(l.sfu_us)}, {"cuda_us", r6(l.cuda_us)}, {"sfu_hidden", r6(l.sfu_hidden)},
+                   {"cuda_hidden", r6(l.cuda_hidden)}});
   return arr;
 }
 

@@ -42,6 +42,12 @@ struct LoopReport {
   std::string order_search;             // how the order was found
   std::uint64_t legal_orders = 0;
   bool legal_orders_exact = true;
+  // The steady iteration against the tensor cores (fused kernels): its busiest pipeline, the
+  // tensor-core, SFU and CUDA-core busy time per iteration, and the share of the SFU and
+  // CUDA-core time that runs under the tensor cores' busy time (0..1).
+  Resource steady_bottleneck = Resource::kTC;
+  double tc_us = 0, sfu_us = 0, cuda_us = 0;
+  double sfu_hidden = 0, cuda_hidden = 0;
 };
 
 struct WaveReport {
