@@ -84,9 +84,15 @@ TEST_CASE("wave sampling stands the sampled waves for all of them", "[cache][reu
   auto all = cache::sample_waves(1000, 100, 0);
   CHECK(all.size() == 10);
   auto few = cache::sample_waves(1050, 100, 3);  // 10 full waves + a tail of 50
-  REQUIRE(few.size() == 4);
-  CHECK(few.front().wave == 0);
-  CHECK(few[2].wave == 9);
+  REQUIRE(few.size() == 5);
+  CHECK(few.front().wave == 0);  // the cold first wave stands for itself only
+  CHECK(few.front().weight == 1);
+  CHECK(few[1].wave == 1);  // then waves 1, 5, 9 for waves 1-3, 4-7, 8-9
+  CHECK(few[1].weight == 3);
+  CHECK(few[2].wave == 5);
+  CHECK(few[2].weight == 4);
+  CHECK(few[3].wave == 9);
+  CHECK(few[3].weight == 2);
   CHECK(few.back().wave == 10);
   CHECK(few.back().weight == 1);
   double full = 0;

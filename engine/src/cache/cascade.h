@@ -61,6 +61,7 @@ struct Outcome {
   double near_hit = 0;
   double far_lookup = 0;
   double far_hit = 0;
+  double pending = 0;        // misses on a fill already in flight: no lookup further down, no DRAM
   double near_distance = 0;  // D_T in the near cache, tiles
 };
 

@@ -93,13 +93,16 @@ std::vector<WaveSample> sample_waves(std::int64_t tiles, std::int64_t slots, std
   slots = std::max<std::int64_t>(1, slots);
   const std::int64_t full = tiles / slots, tail = tiles % slots;
   std::vector<WaveSample> samples;
-  if (max_waves <= 0 || full <= max_waves) {
+  if (max_waves <= 0 || full <= max_waves + 1) {
     for (std::int64_t w = 0; w < full; ++w) samples.push_back({w, 1.0});
   } else {
-    // Evenly spread, first and last full wave included; each stands for the waves nearest it.
-    const std::int64_t n = std::max<std::int64_t>(2, max_waves);
-    for (std::int64_t i = 0; i < n; ++i) samples.push_back({(i * (full - 1) + (n - 1) / 2) / (n - 1), 0.0});
-    for (std::int64_t w = 0; w < full; ++w) {
+    // The first wave stands for itself: its cold misses happen once, not once per wave it
+    // would stand for. The others evenly spread over waves 1 .. full - 1, both ends included,
+    // each standing for the waves nearest it.
+    samples.push_back({0, 1.0});
+    const std::int64_t n = std::max<std::int64_t>(2, max_waves), span = full - 2;
+    for (std::int64_t i = 0; i < n; ++i) samples.push_back({1 + (i * span + (n - 1) / 2) / (n - 1), 0.0});
+    for (std::int64_t w = 1; w < full; ++w) {
       std::size_t best = 0;
       for (std::size_t i = 1; i < samples.size(); ++i)
         if (std::abs(samples[i].wave - w) < std::abs(samples[best].wave - w)) best = i;

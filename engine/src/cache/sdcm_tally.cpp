@@ -32,13 +32,21 @@ void tally_accesses(const WaveStream& wave, const TallyContext& c, Tally& t, con
   for (const StreamAccess& sa : wave.accesses) {
     const PerAccess& pa = per[static_cast<std::size_t>(sa.access)];
     const double req = pa.req;
-    const Outcome o = pa.levels->block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, pa);
+    Outcome o = pa.levels->block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, pa);
+    if (!t.run_hit.empty() && pa.levels->block() > 0) {
+      double& run = t.run_hit[pa.plan][static_cast<std::size_t>(sa.key * c.levels.groups + sa.group)];
+      if (sa.gap_same < t.fill_window && !std::isnan(run))
+        o = Outcome{.near_hit = run, .pending = 1 - run, .near_distance = o.near_distance};
+      else
+        run = o.near_hit;
+    }
     auto& sums = t.access[pa.plan];
     sums.near_lookups += req;
     sums.near_hits += req * o.near_hit;
     sums.far_lookups += req * o.far_lookup;
     sums.far_hits += req * o.far_hit;
-    sums.dram += req * std::max(0.0, 1 - o.near_hit - o.far_hit);
+    sums.pending += req * o.pending;
+    sums.dram += req * std::max(0.0, 1 - o.near_hit - o.far_hit - o.pending);
     if (!maps) continue;
     const auto pos = static_cast<std::size_t>(t.offset[static_cast<std::size_t>(wave.sample)] + sa.pos % t.slots);
     add_position(t, pos * c.plans.size() + pa.plan, o, c.levels.l15, pa.tile_bytes);

@@ -24,13 +24,17 @@ struct AccessPlan {
 // Hits and lookups per access (whole kernel) and, for the maps, per sampled position.
 struct Tally {
   struct Sums {
-    double near_lookups = 0, near_hits = 0, far_lookups = 0, far_hits = 0, dram = 0;
+    double near_lookups = 0, near_hits = 0, far_lookups = 0, far_hits = 0, pending = 0, dram = 0;
   };
   std::vector<Sums> access;
   // Per-position sums, [position * accesses + access] with the positions of the sampled waves
   // one after another (offset[sample] + slot); empty when no maps are drawn.
   std::vector<std::int64_t> offset;
   std::int64_t slots = 1;
+  // Per access, [key * groups + group]: near-hit share of the touch that opened the block's
+  // current run of touches within the fill window (NaN: none yet).
+  std::vector<std::vector<double>> run_hit;
+  double fill_window = 0;  // iterations
   std::vector<double> l2_hits, l2_lookups, near_hits, near_lookups, distance, count;
 };
 

@@ -213,7 +213,8 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
     own_fp[own].add_unreused(unreused);
     if (whole) whole->add_unreused(unreused);
     for (std::size_t a = 0; a < accesses; ++a, ++out) {
-      double* last = last_[a].data() + static_cast<std::size_t>(keys_[a * stride_ + slot]) * groups;
+      const std::int64_t key = keys_[a * stride_ + slot];
+      double* last = last_[a].data() + static_cast<std::size_t>(key) * groups;
       double gap_same = kNever, gap_other = kNever;
       for (std::size_t g = 0; g < groups; ++g) {
         const double gap = std::max(min_gap, phase - last[g]);
@@ -223,7 +224,7 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
       last[own] = phase;
       double within = 0;
       const std::size_t bin = WaveFootprint::locate(gap_same, within);
-      *out = {.pos = first + static_cast<std::int64_t>(slot), .access = static_cast<std::int32_t>(a), .group = group,
+      *out = {.pos = first + static_cast<std::int64_t>(slot), .key = key, .access = static_cast<std::int32_t>(a), .group = group,
               .gap_same = gap_same, .gap_other = gap_other, .within_same = within, .bin_same = bin};
       own_fp[own].add(bin, gap_same, rates[a]);
       if (whole) whole->add(std::min(gap_same, gap_other), rates[a]);

@@ -22,6 +22,8 @@ struct AccessTraffic {
   double l2_hit_bytes = 0;
   double l2_far_lookup_bytes = 0;  // of l2_lookup_bytes: second lookups in a far (home) partition
   double l2_far_hit_bytes = 0;     // of l2_hit_bytes: hits there
+  double l2_pending_bytes = 0;     // of the misses: lookups that found the block's fill in flight
+                                   // (counted as misses, as ncu does; no DRAM read of their own)
 
   double dram_fraction() const { return requested_bytes > 0 ? dram_bytes / requested_bytes : 0; }
 };

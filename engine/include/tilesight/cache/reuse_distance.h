@@ -76,6 +76,7 @@ struct StreamShape {
   std::vector<std::int32_t> group_of_slot;   // slot -> group; empty: slot % groups
   std::int64_t steps = 1;                    // iterations of the reduction loop per tile (time unit)
   SkewModel skew;
+  double fill_window = 0;                    // iterations a miss stays in flight (0: none)
   // Share of every other group's stream that also flows through a group's near cache (an L2
   // partition holds the lines homed there that other groups look up: 1 / groups).
   double foreign_share = 0;
@@ -89,8 +90,9 @@ struct WaveSample {
   std::int64_t wave = 0;
   double weight = 1;
 };
-// All full waves when there are at most max_waves (0: no limit); otherwise max_waves of them
-// evenly spread, each standing for the waves nearest to it; the tail wave always on its own.
+// All full waves when there are at most max_waves + 1 (0: no limit); otherwise the first wave
+// on its own (cold misses happen once) and max_waves of the others evenly spread, each
+// standing for the waves nearest to it; the tail wave always on its own.
 std::vector<WaveSample> sample_waves(std::int64_t tiles, std::int64_t slots, std::int64_t max_waves);
 
 // Distinct bytes over a window of g iterations: fp(g) = sum r * min(gap, g). Gaps are kept in
@@ -171,6 +173,7 @@ inline std::size_t WaveFootprint::locate(double gap, double& within) {
 // access `access`.
 struct StreamAccess {
   std::int64_t pos = 0;
+  std::int64_t key = 0;  // the block's reuse key
   std::int32_t access = 0;
   std::int32_t group = 0;
   double gap_same = kNever;   // iterations since the same block was touched by this group

@@ -34,6 +34,7 @@ namespace tilesight::cache {
 struct SdcmOptions {
   std::optional<LaunchOrderSpec> order;          // overrides the plan's launch order
   std::optional<double> skew_per_iteration;      // overrides the derived inter-SM skew (§5.3)
+  std::optional<double> fill_window;             // overrides the derived miss-in-flight window (0: off)
   int k_samples = 1;                             // k-slices sampled along the reduction axis
   std::int64_t max_waves = 2;                    // full waves evaluated (0: all); see sample_waves
   bool tile_maps = true;                         // fill CacheTraffic::tile_maps

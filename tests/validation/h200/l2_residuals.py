@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Residuals of TileSight's L2 hit rate against the ncu corpus of the H200 (docs/cache-model.md).
+
+  python3 tests/validation/h200/l2_residuals.py [--cli build-cache/bin/tilesight-cli]
+          [--out rows.csv] [--all] [--worst 25] [--hand]
+
+Predicts every row of l2_hit_sweep.csv + l2_hit_corpus.csv (or l2_hit.csv with --hand) in
+one `tilesight-cli predict --jsonl` batch and prints the mean absolute error and bias of
+`l2_hit_rate` against ncu's lts__t_sector_hit_rate, grouped by shape class, tile, group_m,
+stages, K depth (iterations of the K loop), waves, and the worst rows. The clean rows are
+the ones the [validation] unit test scores: M, N, K multiples of 16 (else Triton falls back
+to narrow loads) and no register spills (triton_gemm.csv's n_spills; local memory goes
+through L2). --all scores every row. Besides the hit rate it compares DRAM read bytes and
+shows ncu's L2 read lookups per requested sector (`merge`: tex read sectors over the sectors
+the tiles' loads ask for, A and B; 1 = no merging). Plain Python, no packages.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+KEY = ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps")
+SMS = 132
+
+
+def read(path):
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def shape_class(r):
+    m, n, k = r["M"], r["N"], r["K"]
+    if m % 16 or n % 16 or k % 16:
+        return "unaligned"
+    if m <= 128 or n <= 128:
+        return "skinny"
+    if k >= 4 * max(m, n):
+        return "deep-K"
+    return "square/LLM"
+
+
+def k_depth(r):
+    it = math.ceil(r["K"] / r["block_k"])
+    return "<=32" if it <= 32 else "33-128" if it <= 128 else ">128"
+
+
+def wave_class(p):
+    w = p["waves"]
+    return "1 wave" if w <= 1 else "2-4" if w <= 4 else "5-16" if w <= 16 else ">16"
+
+
+def summary(rows):
+    e = [x["err"] for x in rows]
+    return len(e), statistics.fmean(abs(v) for v in e), statistics.fmean(e)
+
+
+def table(title, rows, key):
+    groups = {}
+    for x in rows:
+        groups.setdefault(key(x), []).append(x)
+    print(f"\n{title}:  rows  MAE  bias  (pp)   share of total abs error")
+    total = sum(abs(x["err"]) for x in rows)
+    for k in sorted(groups, key=lambda k: (str(type(k)), k)):
+        n, mae, bias = summary(groups[k])
+        share = sum(abs(x["err"]) for x in groups[k]) / total
+        print(f"  {str(k):>14}  {n:4d}  {mae:5.1f}  {bias:+5.1f}   {100 * share:4.0f}%")
+
+
+def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # piped into head: stop quietly
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", default=os.path.join(ROOT, "build-cache", "bin", "tilesight-cli"))
+    ap.add_argument("--out", help="per-row CSV: the key, measured and predicted figures")
+    ap.add_argument("--all", action="store_true", help="score every row, not only the clean ones")
+    ap.add_argument("--hand", action="store_true", help="l2_hit.csv (29 hand-picked rows) instead")
+    ap.add_argument("--worst", type=int, default=25)
+    a = ap.parse_args()
+
+    spills = {tuple(int(r[c]) for c in KEY): int(r["n_spills"]) for r in read(os.path.join(HERE, "triton_gemm.csv"))}
+    files = ["l2_hit.csv"] if a.hand else ["l2_hit_sweep.csv", "l2_hit_corpus.csv"]
+    rows = []
+    for f in files:
+        for r in read(os.path.join(HERE, f)):
+            x = {c: int(r[c]) for c in KEY}
+            x.update(meas=float(r["l2_hit_pct"]), dram=float(r["dram_read_bytes"]),
+                     tex=float(r.get("l2_tex_read_sectors") or "nan"),
+                     tex_hit=float(r.get("l2_tex_read_hit_sectors") or "nan"),
+                     spills=spills.get(tuple(x[c] for c in KEY), 0))
+            x["cls"] = shape_class(x)
+            x["clean"] = x["cls"] != "unaligned" and x["spills"] == 0
+            rows.append(x)
+
+    plans = "".join(json.dumps({"kernel": "gemm", "hardware": "h200",
+                                "params": {**{c: x[c] for c in KEY}, "dtype": "bf16"}}) + "\n" for x in rows)
+    res = subprocess.run([a.cli, "predict", "--jsonl", "-"], input=plans, capture_output=True, text=True, check=True)
+    preds = [json.loads(l) for l in res.stdout.splitlines() if l.strip()]
+    assert len(preds) == len(rows), (len(preds), len(rows), res.stderr[:500])
+    for x, p in zip(rows, preds):
+        x["pred"] = 100 * p["l2_hit_rate"]
+        x["pred_load"] = 100 * p["l2_load_hit_rate"]
+        x["pred_dram"] = p["dram_read_bytes"]
+        x["waves"] = p["waves"]
+        x["err"] = x["pred"] - x["meas"]
+        x["dram_err"] = p["dram_read_bytes"] / x["dram"] - 1
+        grid = math.ceil(x["M"] / x["block_m"]) * math.ceil(x["N"] / x["block_n"])
+        requested = grid * (x["block_m"] + x["block_n"]) * x["K"] * 2 / 32  # bf16 A and B sectors
+        x["merge"] = x["tex"] / requested
+        x["meas_load"] = 100 * x["tex_hit"] / x["tex"] if x["tex"] > 0 else float("nan")
+
+    scored = rows if a.all else [x for x in rows if x["clean"]]
+    n, mae, bias = summary(scored)
+    dram = sorted(abs(x["dram_err"]) for x in scored)
+    print(f"{n} rows ({'all' if a.all else 'clean'} of {len(rows)}): L2 hit rate MAE {mae:.2f} pp, bias {bias:+.2f} pp; "
+          f"DRAM read error median {100 * dram[len(dram) // 2]:.1f}%, mean {100 * statistics.fmean(dram):.1f}%")
+    load = [x for x in scored if not math.isnan(x["meas_load"])]
+    if load:
+        print(f"load-only hit rate (tex reads, near partition): MAE "
+              f"{statistics.fmean(abs(x['pred_load'] - x['meas_load']) for x in load):.2f} pp, bias "
+              f"{statistics.fmean(x['pred_load'] - x['meas_load'] for x in load):+.2f} pp; "
+              f"ncu read lookups per requested sector: median {statistics.median(x['merge'] for x in load):.2f}")
+    table("shape class", scored, lambda x: x["cls"])
+    table("tile (block_m x block_n)", scored, lambda x: f"{x['block_m']}x{x['block_n']}")
+    table("group_m", scored, lambda x: x["group_m"])
+    table("stages", scored, lambda x: x["stages"])
+    table("block_k", scored, lambda x: x["block_k"])
+    table("K iterations", scored, lambda x: k_depth(x))
+    table("waves (grid / resident slots)", scored, wave_class)
+    table("ncu lookups per requested sector", scored,
+          lambda x: "nan" if math.isnan(x["merge"]) else f"{min(1.0, math.floor(x['merge'] * 5) / 5):.1f}+")
+    table("shape", scored, lambda x: f"{x['M']}x{x['N']}x{x['K']}")
+
+    print(f"\nworst {a.worst} rows (pred - meas):")
+    print("  M x N x K            tile        gm st w  waves  meas  pred   err  load m/p   merge  dram err")
+    for x in sorted(scored, key=lambda x: -abs(x["err"]))[: a.worst]:
+        print(f"  {x['M']:>5}x{x['N']:>5}x{x['K']:>5}  {x['block_m']:>3}x{x['block_n']:>3}x{x['block_k']:>3} "
+              f"{x['group_m']:>2} {x['stages']} {x['warps']}  {x['waves']:5.1f}  {x['meas']:5.1f} {x['pred']:5.1f} "
+              f"{x['err']:+6.1f}  {x['meas_load']:4.0f}/{x['pred_load']:3.0f}  {x['merge']:5.2f}  {100 * x['dram_err']:+6.1f}%")
+
+    if a.out:
+        cols = list(KEY) + ["cls", "clean", "spills", "waves", "meas", "pred", "err", "meas_load", "pred_load",
+                            "merge", "dram", "pred_dram", "dram_err"]
+        with open(a.out, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(cols)
+            for x in rows:
+                w.writerow([f"{x[c]:.6g}" if isinstance(x[c], float) else x[c] for c in cols])
+
+
+if __name__ == "__main__":
+    main()
