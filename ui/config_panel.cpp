@@ -15,6 +15,7 @@
 #include "ui/format.h"
 #include "ui/json_tree.h"
 #include "ui/plan_document.h"
+#include "ui/template_form.h"
 
 namespace tilesight::ui {
 
@@ -60,6 +61,9 @@ ConfigPanel::ConfigPanel(QWidget* parent)
   layout->addWidget(pages_, 1);
   pages_->addWidget(makeGemmForm());
   pages_->addWidget(makeProgramPage());
+  form_ = new TemplateForm(this);
+  pages_->addWidget(form_);
+  connect(form_, &TemplateForm::paramEdited, this, &ConfigPanel::setParam);
   connect(hardware_, &QComboBox::currentTextChanged, this, &ConfigPanel::setHardware);
 }
 
@@ -120,7 +124,9 @@ void ConfigPanel::addSpin(QFormLayout* form, const IntParam& param) {
 }
 
 bool ConfigPanel::editable() const {
-  return plan_kind(doc_) == PlanKind::kGemmTemplate;
+  if (plan_kind(doc_) == PlanKind::kGemmTemplate) return true;
+  return plan_kind(doc_) == PlanKind::kOtherTemplate &&
+         TemplateForm::hasForm(doc_.value("kernel", std::string()));
 }
 
 void ConfigPanel::setPlan(const nlohmann::json& doc) {
@@ -130,7 +136,13 @@ void ConfigPanel::setPlan(const nlohmann::json& doc) {
   const QString hw = QString::fromStdString(plan_hardware(doc_));
   if (!hw.isEmpty() && hardware_->findText(hw) < 0) hardware_->addItem(hw);  // a path
   hardware_->setCurrentIndex(hw.isEmpty() ? -1 : hardware_->findText(hw));
-  if (editable()) {
+  const std::string kernel = doc_.is_object() ? doc_.value("kernel", std::string()) : std::string();
+  if (plan_kind(doc_) == PlanKind::kOtherTemplate && TemplateForm::hasForm(kernel)) {
+    kind_->setText(tr("<b>%1</b> template: edit a value and the views update")
+                       .arg(QString::fromStdString(kernel)));
+    form_->showParams(kernel, doc_.value("params", nlohmann::json::object()));
+    pages_->setCurrentIndex(2);
+  } else if (plan_kind(doc_) == PlanKind::kGemmTemplate) {
     kind_->setText(tr("<b>gemm</b> template: edit a value and the views update"));
     showGemmParams();
     pages_->setCurrentIndex(0);
@@ -197,8 +209,9 @@ void ConfigPanel::setParam(const QString& key, const nlohmann::json& value) {
   if (updating_ || !editable()) return;
   if (!doc_.contains("params") || !doc_["params"].is_object())
     doc_["params"] = nlohmann::json::object();
-  doc_["params"][key.toStdString()] = value;
-  showDerived();
+  if (value.is_null()) doc_["params"].erase(key.toStdString());  // "auto": the default
+  else doc_["params"][key.toStdString()] = value;
+  if (plan_kind(doc_) == PlanKind::kGemmTemplate) showDerived();
   emit planEdited(doc_, tr("Set %1").arg(key));
 }
 

@@ -25,6 +25,10 @@ class QStackedWidget;
 class QTreeWidget;
 
 namespace tilesight::ui {
+class TemplateForm;
+}
+
+namespace tilesight::ui {
 
 struct IntParam;
 
@@ -38,7 +42,8 @@ class ConfigPanel : public QWidget {
   void setPlan(const nlohmann::json& doc);
   const nlohmann::json& plan() const { return doc_; }
 
-  bool editable() const;  // true for a gemm template instance
+  bool editable() const;  // a template instance with a form (gemm, attention, norms, ...)
+  TemplateForm* templateForm() const { return form_; }
   QSpinBox* spinBox(const QString& key) const { return spins_.value(key); }
   QComboBox* comboBox(const QString& key) const { return combos_.value(key); }
   QComboBox* hardwareSelector() const { return hardware_; }
@@ -61,6 +66,7 @@ class ConfigPanel : public QWidget {
   QLabel* kind_ = nullptr;
   QLabel* derived_ = nullptr;
   QTreeWidget* tree_ = nullptr;
+  TemplateForm* form_ = nullptr;  // the other templates' parameters
   QMap<QString, QSpinBox*> spins_;
   QMap<QString, QComboBox*> combos_;
   bool updating_ = false;

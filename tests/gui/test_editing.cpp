@@ -14,6 +14,7 @@
 #include "ui/file_commands.h"
 #include "ui/help_pages.h"
 #include "ui/report_view.h"
+#include "ui/template_form.h"
 #include "ui/main_window.h"
 #include "ui/plan_editor.h"
 #include "ui/recent_files.h"
@@ -191,6 +192,28 @@ class EditingTest : public QObject {
       QVERIFY2(window_->planEditor()->scene()->nodeCount() > 1, name);
       QVERIFY2(!window_->reportView()->latencyText().isEmpty(), name);
     }
+  }
+
+  void attentionAndNormFormsEditTheirTemplates() {
+    {
+      test::ResultWaiter wait(session());
+      QVERIFY(window_->files().openPath(test::example_path("attention_prefill_h200.json"), true).isEmpty());
+      QVERIFY(wait.waitReady());
+    }
+    QVERIFY(window_->configPanel()->editable());
+    auto* seq = qobject_cast<QSpinBox*>(window_->configPanel()->templateForm()->editor("seq_kv"));
+    QVERIFY(seq);
+    QCOMPARE(seq->value(), 4096);
+    const double before = session().prediction()->latency_us;
+    test::ResultWaiter wait(session());
+    seq->setValue(8192);
+    QVERIFY(wait.waitReady());
+    QCOMPARE(session().plan()["params"]["seq_kv"].get<int>(), 8192);
+    QVERIFY(session().prediction()->latency_us > before);
+    auto* block = qobject_cast<QSpinBox*>(window_->configPanel()->templateForm()->editor("block_m"));
+    QCOMPARE(block->text(), QStringLiteral("auto"));  // optional: the template's default
+    QVERIFY(window_->files().openPath(test::example_path("rmsnorm_h200.json"), true).isEmpty());
+    QVERIFY(window_->configPanel()->templateForm()->editor("cols"));
   }
 
   void everyViewHasAHelpPage() {
