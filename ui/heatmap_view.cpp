@@ -94,12 +94,20 @@ void HeatmapView::showMap(int index) {
   }
   const auto& m = maps_[static_cast<std::size_t>(index)];
   const int cols = static_cast<int>(m.cols), rows = static_cast<int>(m.rows);
-  map_->data()->setSize(cols, rows);
-  map_->data()->setRange(QCPRange(0, cols - 1), QCPRange(0, rows - 1));
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) {
-      const auto i = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) +
-                     static_cast<std::size_t>(c);
+  // QCPColorMap draws nothing for a range of zero width: a grid one tile wide (a decode
+  // kernel's single query block) is drawn as two half cells of the same value (tight
+  // boundary: the range is the cells' outer edge).
+  auto span = [](int n) {
+    return n == 1 ? std::pair{2, QCPRange(-0.5, 0.5)} : std::pair{n, QCPRange(0, n - 1)};
+  };
+  const auto [draw_cols, x_range] = span(cols);
+  const auto [draw_rows, y_range] = span(rows);
+  map_->data()->setSize(draw_cols, draw_rows);
+  map_->data()->setRange(x_range, y_range);
+  for (int r = 0; r < draw_rows; ++r)
+    for (int c = 0; c < draw_cols; ++c) {
+      const auto i = static_cast<std::size_t>(std::min(r, rows - 1)) * static_cast<std::size_t>(cols) +
+                     static_cast<std::size_t>(std::min(c, cols - 1));
       map_->data()->setCell(c, r, i < m.hit_rate.size() ? m.hit_rate[i] * 100.0 : 0.0);
     }
   map_->setDataRange(QCPRange(0, 100));
@@ -145,6 +153,8 @@ void HeatmapView::onMouseMove(QMouseEvent* event) {
   int c = 0, r = 0;
   map_->data()->coordToCell(plot_->xAxis->pixelToCoord(event->position().x()),
                             plot_->yAxis->pixelToCoord(event->position().y()), &c, &r);
+  if (m.cols == 1 && c == 1) c = 0;  // the duplicated half cell of a one-wide grid
+  if (m.rows == 1 && r == 1) r = 0;
   if (c < 0 || r < 0 || c >= m.cols || r >= m.rows ||
       !plot_->axisRect()->rect().contains(event->position().toPoint())) {
     QToolTip::hideText();
