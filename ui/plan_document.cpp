@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
+#include "tilesight/model/distributed.h"
 #include "tilesight/kernels/plan_input.h"
 #include "tilesight/util/data_dir.h"
 #include "tilesight/util/json_input.h"
@@ -34,6 +35,8 @@ Result<nlohmann::json> load_plan_file(const QString& path) {
 Result<nlohmann::json> read_plan_file(const QString& path) {
   auto doc = load_plan_file(path);
   if (!doc) return doc;
+  // Plans on system profiles (collectives, fused kernels, llm_decode) are checked when predicted.
+  if (model::is_distributed_plan(*doc)) return doc;
   auto plan = kernels::read_plan(*doc);
   if (plan) return doc;
   // The reader names the field; the dialog names its line too.

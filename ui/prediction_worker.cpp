@@ -6,6 +6,7 @@
 
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/kernels/plan_input.h"
+#include "tilesight/model/distributed.h"
 #include "tilesight/model/evaluate.h"
 
 namespace tilesight::ui {
@@ -13,6 +14,8 @@ namespace tilesight::ui {
 namespace {
 
 Result<report::Prediction> run_engine(const nlohmann::json& doc) {
+  // Collectives, fused compute-communication kernels and llm_decode run on system profiles.
+  if (model::is_distributed_plan(doc)) return model::predict_distributed(doc, "", {.timeline = true});
   auto plan = kernels::read_plan(doc);
   if (!plan) return plan.errors();
   if (plan->hardware.empty())
