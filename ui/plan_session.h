@@ -1,10 +1,10 @@
 // The plan being edited and its latest prediction: the one place the views, the config
 // panel and the file commands meet. Every edit is a command on the undo stack (the whole
-// document before and after: plans are a few kB), debounced (150 ms) and handed to the
+// document before and after: plans are a few kB), debounced (40 ms) and handed to the
 // PredictionWorker; on an error the last good prediction stays and the errors are reported
 // beside it. The plan is modified while the stack is away from its clean (saved) state.
 //
-//   panel edit ─┐ 150 ms ┌─> worker (thread) ─> predictionReady(prediction)  -> views
+//   panel edit ─┐  40 ms ┌─> worker (thread) ─> predictionReady(prediction)  -> views
 //   panel edit ─┴────────┘                  └─> predictionFailed(errors)     -> report view
 #pragma once
 
