@@ -44,26 +44,31 @@ double collective_bytes(const FusedCommParams& p) {
   return m * static_cast<double>(p.gemm.N) * out_bytes(p.gemm.dtype);
 }
 
+nlohmann::json read_comm_fields(const nlohmann::json& params, const std::string& path, CommFields& out,
+                                Errors& errors) {
+  FieldReader f{params, path, errors};
+  out.devices = f.integer("devices", 2, kMaxDevices).value_or(0);
+  out.comm_sms = f.integer("comm_sms", 0, 1024, 16).value_or(16);
+  if (f.has("algorithm")) out.algorithm = f.string("algorithm");
+  if (auto o = f.string("overlap", "fused")) {
+    if (*o == "none") out.overlap = Overlap::kNone;
+    else if (*o == "stream") out.overlap = Overlap::kStream;
+    else if (*o == "fused") out.overlap = Overlap::kFused;
+    else errors.push_back({f.field_path("overlap"), "unknown overlap \"" + *o + "\"; known: none, stream, fused"});
+  }
+  nlohmann::json rest = params;
+  for (const char* k : {"devices", "comm_sms", "algorithm", "overlap"}) rest.erase(k);
+  return rest;
+}
+
 Result<FusedCommParams> parse_fused_comm_params(const std::string& kernel, const nlohmann::json& params,
                                                 const std::string& path) {
   if (!params.is_object()) return Error{path, "must be an object, got " + json_type_phrase(params)};
   Errors errors;
   FusedCommParams p;
   p.kernel = kernel;
-  FieldReader f{params, path, errors};
-  p.devices = f.integer("devices", 2, kMaxDevices).value_or(0);
-  p.comm_sms = f.integer("comm_sms", 0, 1024, 16).value_or(16);
-  if (f.has("algorithm")) p.algorithm = f.string("algorithm");
-  if (auto o = f.string("overlap", "fused")) {
-    if (*o == "none") p.overlap = Overlap::kNone;
-    else if (*o == "stream") p.overlap = Overlap::kStream;
-    else if (*o == "fused") p.overlap = Overlap::kFused;
-    else errors.push_back({f.field_path("overlap"), "unknown overlap \"" + *o + "\"; known: none, stream, fused"});
-  }
   // The rest are the gemm template's parameters, read (and checked for typos) by its parser.
-  nlohmann::json gemm = params;
-  for (const char* k : {"devices", "comm_sms", "algorithm", "overlap"}) gemm.erase(k);
-  auto g = parse_gemm_params(gemm, path);
+  auto g = parse_gemm_params(read_comm_fields(params, path, p, errors), path);
   if (!g) {
     errors.insert(errors.end(), g.errors().begin(), g.errors().end());
     return errors;

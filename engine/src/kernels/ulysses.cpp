@@ -42,19 +42,7 @@ Result<UlyssesParams> parse_ulysses_params(const nlohmann::json& params, const s
   if (!params.is_object()) return Error{path, "must be an object, got " + json_type_phrase(params)};
   Errors errors;
   UlyssesParams p;
-  FieldReader f{params, path, errors};
-  p.devices = f.integer("devices", 2, 4096).value_or(0);
-  p.comm_sms = f.integer("comm_sms", 0, 1024, 16).value_or(16);
-  if (f.has("algorithm")) p.algorithm = f.string("algorithm");
-  if (auto o = f.string("overlap", "fused")) {
-    if (*o == "none") p.overlap = Overlap::kNone;
-    else if (*o == "stream") p.overlap = Overlap::kStream;
-    else if (*o == "fused") p.overlap = Overlap::kFused;
-    else errors.push_back({f.field_path("overlap"), "unknown overlap \"" + *o + "\"; known: none, stream, fused"});
-  }
-  nlohmann::json attention = params;
-  for (const char* k : {"devices", "comm_sms", "algorithm", "overlap"}) attention.erase(k);
-  auto a = parse_attention_params(attention, path);
+  auto a = parse_attention_params(read_comm_fields(params, path, p, errors), path);
   if (!a) {
     errors.insert(errors.end(), a.errors().begin(), a.errors().end());
     return errors;

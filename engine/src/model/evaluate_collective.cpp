@@ -5,6 +5,7 @@
 
 #include "tilesight/model/distributed.h"
 #include "tilesight/net/network_report.h"
+#include "tilesight/util/format.h"
 
 namespace tilesight::model {
 
@@ -18,12 +19,6 @@ std::string si_bytes(double b) {
   while (b >= 1024 && u < 4) b /= 1024, ++u;
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4g %s", b, units[u]);
-  return buf;
-}
-
-std::string fmt(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
   return buf;
 }
 

@@ -15,18 +15,13 @@
 #include "tilesight/model/overlap.h"
 #include "tilesight/net/network_report.h"
 #include "tilesight/report/diagnosis.h"
+#include "tilesight/util/format.h"
 
 namespace tilesight::model {
 
 namespace {
 
 constexpr double kUs = 1e6;
-
-std::string fmt(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
-}
 
 // How much slower the GEMM runs beside NCCL's kernels (stream mode): they hold comm_sms SMs,
 // and their shards cross HBM twice (read to send, write on receipt), taking that share of

@@ -11,18 +11,13 @@
 #include "tilesight/model/overlap.h"
 #include "tilesight/net/network_report.h"
 #include "tilesight/report/diagnosis.h"
+#include "tilesight/util/format.h"
 
 namespace tilesight::model {
 
 namespace {
 
 constexpr double kUs = 1e6;
-
-std::string fmt(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
-}
 
 double kernel_seconds(const report::Prediction& p) { return (p.latency_us - p.launch_overhead_us) / kUs; }
 

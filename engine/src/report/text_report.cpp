@@ -4,16 +4,11 @@
 #include <sstream>
 
 #include "tilesight/report/diagnosis.h"
+#include "tilesight/util/format.h"
 
 namespace tilesight::report {
 
 namespace {
-
-std::string fmt(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
-}
 
 void header(std::ostringstream& o, const Prediction& p) {
   o << "TileSight prediction: " << (p.name.empty() ? p.kernel : p.name) << " on " << p.hardware << " ("

@@ -20,13 +20,23 @@ namespace tilesight::kernels {
 enum class Overlap { kNone, kStream, kFused };
 const char* overlap_name(Overlap o);
 
-struct FusedCommParams {
-  std::string kernel;  // "ag_gemm" or "gemm_rs"
-  GemmParams gemm;     // the whole problem: M, N, K as the user wrote them
+// The communication fields every fused compute-communication template has.
+struct CommFields {
   std::int64_t devices = 0;
   Overlap overlap = Overlap::kFused;
   std::optional<std::string> algorithm;
-  std::int64_t comm_sms = 16;
+  std::int64_t comm_sms = 16;  // SMs NCCL's kernels hold in stream mode
+};
+
+// Reads `devices`, `comm_sms`, `algorithm` and `overlap` from `params` into `out` (errors with
+// their JSON paths into `errors`) and returns the remaining fields: the compute template's
+// parameters, for that template's parser to read and check.
+nlohmann::json read_comm_fields(const nlohmann::json& params, const std::string& path, CommFields& out,
+                                Errors& errors);
+
+struct FusedCommParams : CommFields {
+  std::string kernel;  // "ag_gemm" or "gemm_rs"
+  GemmParams gemm;     // the whole problem: M, N, K as the user wrote them
 };
 
 // The local GEMM of one device (ag_gemm: M x N/devices x K; gemm_rs: M x N x K/devices),

@@ -16,12 +16,8 @@
 
 namespace tilesight::kernels {
 
-struct UlyssesParams {
+struct UlyssesParams : CommFields {
   AttentionParams attention;  // the whole problem, as the user wrote it
-  std::int64_t devices = 0;
-  Overlap overlap = Overlap::kFused;
-  std::optional<std::string> algorithm;
-  std::int64_t comm_sms = 16;
 };
 
 // One device's attention: heads/devices query heads and kv_heads/devices key/value heads,
