@@ -43,6 +43,9 @@ QString FileCommands::openPath(const QString& path, bool quiet) {
   // A bad file never replaces the current plan: the user keeps what they were editing.
   auto doc = read_plan_file(path);
   if (doc) {
+    if (guard_ && !guard_(path))
+      return tr("%1 not opened: the unsaved edits of the current plan were kept")
+          .arg(QFileInfo(path).fileName());
     session_.open(*doc, QFileInfo(path).absoluteFilePath());
     emit fileUsed(QFileInfo(path).absoluteFilePath());
     return {};

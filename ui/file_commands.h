@@ -6,6 +6,7 @@
 
 #include <QObject>
 #include <QString>
+#include <functional>
 
 class QMenu;
 class QWidget;
@@ -22,8 +23,13 @@ class FileCommands : public QObject {
 
   // Opens a plan file into the session. A bad file leaves the current plan alone and is
   // reported in a dialog naming the file, line and field (not with `quiet`); the message
-  // is also returned as plain text. Returns "" on success.
+  // is also returned as plain text. A good file replaces the plan only if the replace guard
+  // agrees (unsaved edits saved or discarded); else the message says it was kept. Returns
+  // "" on success.
   QString openPath(const QString& path, bool quiet = false);
+  // Asked before an opened file replaces the plan: true to go ahead (the main window asks
+  // the user about unsaved edits).
+  void setReplaceGuard(std::function<bool(const QString& path)> guard) { guard_ = std::move(guard); }
 
   void open();
   void save();    // to the plan's file; asks for one when it has none or is an example
@@ -50,6 +56,7 @@ class FileCommands : public QObject {
 
   PlanSession& session_;
   QWidget* window_;
+  std::function<bool(const QString&)> guard_;
 };
 
 }  // namespace tilesight::ui

@@ -69,6 +69,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   autosave_.setSingleShot(true);
   autosave_.setInterval(kAutosaveMs);
   connect(&autosave_, &QTimer::timeout, this, &MainWindow::writeRecoveryNow);
+  files_->setReplaceGuard([this](const QString& path) {
+    return keepOrDropUnsavedWork(tr("opening %1").arg(QFileInfo(path).fileName()));
+  });
   createDocks();
   createMenus();
   createStatusBar();
@@ -331,13 +334,40 @@ void MainWindow::resetLayout() {
   for (auto* dock : findChildren<QDockWidget*>()) dock->show();
 }
 
+bool MainWindow::keepOrDropUnsavedWork(const QString& action) {
+  if (!session_.modified()) return true;
+  const auto answer = unsaved_prompt_ ? unsaved_prompt_(action) : askAboutUnsavedWork(action);
+  if (answer == QMessageBox::Save) {
+    files_->save();  // may ask for a file (an example, a new plan); a failure is reported
+    return !session_.modified();
+  }
+  return answer == QMessageBox::Discard;
+}
+
+QMessageBox::StandardButton MainWindow::askAboutUnsavedWork(const QString& action) {
+  const QString name = session_.path().isEmpty() ? plan_title(session_.plan())
+                                                 : QFileInfo(session_.path()).fileName();
+  QMessageBox box(QMessageBox::Warning, tr("Unsaved edits"),
+                  tr("<b>%1</b> has edits that are not saved.").arg(name.toHtmlEscaped()),
+                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+  box.setInformativeText(tr("Save them before %1?").arg(action));
+  box.setDefaultButton(QMessageBox::Save);
+  box.setEscapeButton(QMessageBox::Cancel);
+  box.setObjectName(QStringLiteral("unsaved_dialog"));
+  return static_cast<QMessageBox::StandardButton>(box.exec());
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!keepOrDropUnsavedWork(tr("closing TileSight"))) return event->ignore();
   if (options_.persist) {
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState(kLayoutVersion));
     saveSettings();
-    writeRecoveryNow();  // unsaved edits stay on disk and are offered at the next start
+    // Saved or discarded on purpose: nothing to recover at the next start (the recovery
+    // file is for a crash or a kill).
+    autosave_.stop();
+    recovery_.remove();
   }
   event->accept();
 }

@@ -12,7 +12,9 @@
 
 #include <QMainWindow>
 
+#include <QMessageBox>
 #include <QTimer>
+#include <functional>
 
 #include "ui/plan_session.h"
 #include "ui/recovery_file.h"
@@ -33,6 +35,11 @@ class PlanEditor;
 class RecentFiles;
 class ReportView;
 class TimelineView;
+
+// Asks what to do with unsaved edits before `action` ("closing TileSight", "opening
+// gemm_b200.json") would lose them: QMessageBox::Save, Discard or Cancel. The window's
+// default shows a dialog; tests inject the answer so nothing blocks.
+using UnsavedPrompt = std::function<QMessageBox::StandardButton(const QString& action)>;
 
 struct MainWindowOptions {
   bool persist = true;  // keep layout and the edited plan in QSettings (off for snapshots)
@@ -70,6 +77,12 @@ class MainWindow : public QMainWindow {
   // File > Export view: asks for a file and writes the view (a dock's widget or the window).
   void exportView(QWidget* view, const QString& title);
 
+  // No lost work: before the document is closed or replaced with unsaved edits, asks
+  // whether to save them (Save runs File > Save and goes ahead only if that saved), discard
+  // them, or cancel. True: go ahead.
+  bool keepOrDropUnsavedWork(const QString& action);
+  void setUnsavedPrompt(UnsavedPrompt prompt) { unsaved_prompt_ = std::move(prompt); }
+
  protected:
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -89,6 +102,7 @@ class MainWindow : public QMainWindow {
   void restoreLayout();
   void resetLayout();
   void showAbout();
+  QMessageBox::StandardButton askAboutUnsavedWork(const QString& action);
 
   MainWindowOptions options_;
   PlanSession session_;
@@ -106,6 +120,7 @@ class MainWindow : public QMainWindow {
   QProgressBar* busy_ = nullptr;
   QLabel* timing_ = nullptr;
   QByteArray default_layout_;
+  UnsavedPrompt unsaved_prompt_;
 };
 
 }  // namespace tilesight::ui

@@ -67,23 +67,28 @@ class FilesTest : public QObject {
     QCOMPARE((*saved)["hardware"].get<std::string>(), std::string("h200"));
   }
 
-  // The plan being edited and the dock layout survive closing the app (QSettings; the
-  // tests' HOME is a folder of the build).
-  void theEditedPlanAndLayoutSurviveARestart() {
+  // The dock layout and the last plan file survive closing the app (QSettings; the tests'
+  // HOME is a folder of the build). Edits the user discarded at the prompt are not offered
+  // again (the recovery file is for a crash: test_editing, test_unsaved).
+  void theLayoutAndLastFileSurviveARestart() {
+    int stages = 0;
     {
       MainWindow first({.persist = true});
-      test::ResultWaiter waiter(first.session());
-      first.session().open(test::example(), test::example_path());
+      first.setUnsavedPrompt([](const QString&) { return QMessageBox::Discard; });
+      QVERIFY(first.files().openPath(test::example_path(), true).isEmpty());
       auto plan = first.session().plan();
-      plan["params"]["stages"] = 5;
+      stages = plan["params"]["stages"].get<int>();
+      plan["params"]["stages"] = stages + 2;
       first.session().edit(plan);
       first.findChild<QDockWidget*>("heatmap")->hide();
-      first.close();
+      QVERIFY(first.close());
     }
     MainWindow again({.persist = true});
+    QVERIFY(!again.recovery().read().has_value());
     QVERIFY(again.restoreLastPlan());
-    QCOMPARE(again.session().plan()["params"]["stages"].get<int>(), 5);
-    QVERIFY(again.session().modified());
+    QCOMPARE(again.session().path(), QFileInfo(test::example_path()).absoluteFilePath());
+    QCOMPARE(again.session().plan()["params"]["stages"].get<int>(), stages);
+    QVERIFY(!again.session().modified());
     QVERIFY(again.findChild<QDockWidget*>("heatmap")->isHidden());
     QVERIFY(!again.findChild<QDockWidget*>("report")->isHidden());
   }
