@@ -26,6 +26,7 @@ struct ValidateOptions {
   std::string kernel = "gemm";
   std::string out;
   double max_mape = 0;        // 0: no threshold
+  double max_wmape = 0;       // 0: no threshold
   double min_spearman = -2;   // below -1: no threshold
   double max_top5 = 0;        // 0: no threshold
   double launch_overhead_us = -1;  // < 0: the profile's; else the corpus's launch path
@@ -34,6 +35,8 @@ struct ValidateOptions {
 void add_predict(CLI::App& app, PredictOptions& options);
 void add_validate(CLI::App& app, ValidateOptions& options);
 int run_validate(const ValidateOptions& options);
+// A multi-GPU corpus (collectives.csv, p2p.csv, fused.csv) on a system profile.
+int run_validate_network(const ValidateOptions& options);
 void add_bench(CLI::App& app, BenchOptions& options);
 void add_profiles(CLI::App& app);
 

@@ -13,6 +13,7 @@
 #include "tilesight/model/evaluate.h"
 #include "tilesight/validate/corpus.h"
 #include "tilesight/validate/metrics.h"
+#include "tilesight/validate/network_corpus.h"
 
 namespace tilesight::cli {
 
@@ -76,6 +77,7 @@ void add_validate(CLI::App& app, ValidateOptions& o) {
   cmd->add_option("--kernel", o.kernel, "Template of rows without a kernel_template column")->capture_default_str();
   cmd->add_option("--out", o.out, "Write per-row predictions to this CSV");
   cmd->add_option("--max-mape", o.max_mape, "Fail (exit 3) when MAPE exceeds this fraction");
+  cmd->add_option("--max-wmape", o.max_wmape, "Fail (exit 3) when wMAPE exceeds this fraction");
   cmd->add_option("--min-spearman", o.min_spearman, "Fail (exit 3) when mean per-problem Spearman is below this");
   cmd->add_option("--max-top5", o.max_top5, "Fail (exit 3) when mean top-5% retention exceeds this");
   cmd->add_option("--launch-overhead-us", o.launch_overhead_us,
@@ -84,6 +86,8 @@ void add_validate(CLI::App& app, ValidateOptions& o) {
 }
 
 int run_validate(const ValidateOptions& o) {
+  // Multi-GPU corpora (their own columns) go through the cross-device model.
+  if (validate::network_corpus_kind(o.corpus)) return run_validate_network(o);
   auto hw = hw::load_profile(o.hw);
   if (!hw) {
     std::cerr << "--hw: " << hw.error_text("; ") << "\n";
@@ -117,6 +121,7 @@ int run_validate(const ValidateOptions& o) {
               s.spearman, s.top5);
   bool fail = false;
   if (o.max_mape > 0 && s.mape > o.max_mape) fail = true, std::printf("FAIL: MAPE above %.2f%%\n", 100 * o.max_mape);
+  if (o.max_wmape > 0 && s.wmape > o.max_wmape) fail = true, std::printf("FAIL: wMAPE above %.2f%%\n", 100 * o.max_wmape);
   if (o.min_spearman > -1 && s.spearman < o.min_spearman)
     fail = true, std::printf("FAIL: Spearman below %.3f\n", o.min_spearman);
   if (o.max_top5 > 0 && s.top5 > o.max_top5) fail = true, std::printf("FAIL: top-5%% retention above %.3f\n", o.max_top5);

@@ -62,8 +62,12 @@ Result<report::Prediction> evaluate_collective(const kernels::CollectiveParams& 
                              fmt("%.1f", 100 * b.utilization) + "% of the time; the rest is per-hop latency (" +
                              fmt("%.3g", pred.latency_us - b.busy_us) + " us).");
   }
-  pred.diagnosis.push_back("Link bandwidths and latencies are datasheet and NCCL-model figures (" +
-                           std::string(net::kProtocolSource) + "), not yet measured on this system.");
+  if (system.profile_source == hw::ProfileSource::kMeasured)
+    pred.diagnosis.push_back("Link bandwidth and latencies measured on this system (the profile names each source); "
+                             "protocol bandwidth shares from " + std::string(net::kProtocolSource) + ".");
+  else
+    pred.diagnosis.push_back("Link bandwidths and latencies are datasheet and NCCL-model figures (" +
+                             std::string(net::kProtocolSource) + "), not yet measured on this system.");
   return pred;
 }
 

@@ -57,7 +57,7 @@ CollectiveCost collective_cost(const NetworkHierarchy& net, const CollectiveAlgo
   if (request.node.empty()) request.node = net.nodes_of(request.group);
   CollectiveCost c{.collective = request.collective, .algorithm = std::string(algorithm.name()),
                    .protocol = protocol, .ranks = request.ranks(), .bytes = request.bytes,
-                   .base_s = protocol_base_latency(protocol)};
+                   .base_s = net.launch_latency(protocol)};
   c.total_s = c.base_s;
   for (const Stage& s : algorithm.stages(request)) {
     StageTiming st;

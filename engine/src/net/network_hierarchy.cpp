@@ -116,7 +116,9 @@ Result<NetworkHierarchy> NetworkHierarchy::with_bandwidth_scaled(const std::stri
     return Error{"", "unknown link type \"" + type_name + "\"; this system has: " + known};
   }
   it->bandwidth *= factor;
-  return build(nodes_, std::move(types), links_);
+  auto scaled = build(nodes_, std::move(types), links_);
+  if (scaled) scaled.value().launch_s_ = launch_s_;
+  return scaled;
 }
 
 }  // namespace tilesight::net

@@ -111,6 +111,22 @@ LinkType read_link_type(const std::string& name, const json& obj, const std::str
   return t;
 }
 
+// "launch_us": {"LL": .., "LL128": .., "Simple": .., "source": ".."}: a collective's fixed
+// launch cost per protocol; protocols left out keep NCCL's model constant.
+void read_launch(const json& obj, const std::string& path, std::array<std::optional<double>, kProtocolCount>& out,
+                 SystemSpec& spec, Errors& errors) {
+  FieldReader r{obj, path, errors};
+  r.reject_unknown({"LL", "LL128", "Simple", "source"});
+  const auto source = r.string("source");
+  for (Protocol p : kAllProtocols) {
+    const std::string key(protocol_name(p));
+    if (r.has(key.c_str()))
+      if (auto us = r.number(key.c_str(), 0, 1e6)) out[static_cast<std::size_t>(p)] = *us * 1e-6;
+  }
+  if (source && source->empty()) errors.push_back({nest(path, "source"), "must not be empty"});
+  if (source) spec.sources[path] = *source;
+}
+
 struct Parsed {
   std::vector<NetworkNode> nodes;
   std::vector<LinkType> types;
@@ -207,7 +223,7 @@ Result<SystemSpec> parse_system(const json& doc) {
   SystemSpec spec;
   FieldReader root{doc, "", errors};
   root.reject_unknown({"name", "display_name", "device", "profile_source", "default_source", "notes", "devices",
-                       "switches", "link_types", "links"});
+                       "switches", "link_types", "links", "launch_us"});
   spec.name = root.string("name").value_or("");
   spec.display_name = root.string("display_name", "").value_or("");
   if (auto src = root.string("profile_source", "datasheet")) {
@@ -228,10 +244,15 @@ Result<SystemSpec> parse_system(const json& doc) {
       p.types.push_back(read_link_type(name, obj, nest("link_types", name), leaves, spec, errors));
   }
   if (const json* links = root.array("links")) read_links(*links, p, errors);
+  std::array<std::optional<double>, kProtocolCount> launch{};
+  if (root.has("launch_us"))
+    if (const json* l = root.object("launch_us")) read_launch(*l, "launch_us", launch, spec, errors);
   if (!errors.empty()) return errors;
   auto net = NetworkHierarchy::build(std::move(p.nodes), std::move(p.types), std::move(p.links));
   if (!net) return net.errors();
   spec.network = std::move(net).value();
+  for (Protocol pr : kAllProtocols)
+    if (const auto& secs = launch[static_cast<std::size_t>(pr)]) spec.network.set_launch_latency(pr, *secs);
   return spec;
 }
 

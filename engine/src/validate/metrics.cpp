@@ -22,6 +22,19 @@ double wmape(const std::vector<double>& p, const std::vector<double>& m) {
   return den > 0 ? num / den : 0;
 }
 
+double share_within(const std::vector<double>& p, const std::vector<double>& m, double tolerance) {
+  if (p.empty() || p.size() != m.size()) return 0;
+  std::size_t in = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (std::fabs(p[i] - m[i]) <= tolerance * m[i]) ++in;
+  return static_cast<double>(in) / static_cast<double>(p.size());
+}
+
+Accuracy accuracy(const std::vector<double>& p, const std::vector<double>& m) {
+  return {.rows = p.size(), .mape = mape(p, m), .wmape = wmape(p, m), .within10 = share_within(p, m, 0.10),
+          .within20 = share_within(p, m, 0.20)};
+}
+
 namespace {
 
 std::vector<double> ranks(const std::vector<double>& v) {

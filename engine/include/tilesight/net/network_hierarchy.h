@@ -68,6 +68,12 @@ class NetworkHierarchy {
   // Σ α over a route's hops (eq. 11's routed hop latency).
   double route_latency(const Route& r, Protocol p) const;
 
+  // Fixed cost of one collective launch per protocol (kernel start, the ranks' first
+  // handshake), seconds: the system profile's "launch_us" where measured, else NCCL's
+  // model constant (protocol_base_latency).
+  double launch_latency(Protocol p) const { return launch_s_[static_cast<std::size_t>(p)]; }
+  void set_launch_latency(Protocol p, double seconds) { launch_s_[static_cast<std::size_t>(p)] = seconds; }
+
   // Node of each device of `group` (node.h): devices whose route crosses no LinkClass::kNet
   // link share a node; nodes are numbered in order of first appearance.
   std::vector<std::size_t> nodes_of(const std::vector<std::size_t>& group) const;
@@ -82,6 +88,9 @@ class NetworkHierarchy {
   std::vector<Link> links_;
   std::vector<std::size_t> devices_;  // node index of each device
   std::vector<Route> routes_;         // devices x devices
+  std::array<double, kProtocolCount> launch_s_{protocol_base_latency(Protocol::kLL),
+                                               protocol_base_latency(Protocol::kLL128),
+                                               protocol_base_latency(Protocol::kSimple)};
 };
 
 }  // namespace tilesight::net

@@ -31,7 +31,8 @@ std::optional<Collective> collective_from_name(std::string_view s);
 double protocol_bandwidth_fraction(Collective c, Protocol p);
 
 // Fixed cost of one collective launch per protocol, seconds. Source: NCCL tuning.cc
-// baseLat, Ring row (LL 6.6, LL128 14.0, Simple 8.4 us).
+// baseLat, Ring row (LL 6.6, LL128 14.0, Simple 8.4 us). The default of a system profile
+// without "launch_us" (NetworkHierarchy::launch_latency).
 double protocol_base_latency(Protocol p);
 
 // Where the two numbers above come from, for reports.
