@@ -34,7 +34,7 @@ GemmParams local_gemm(const FusedCommParams& p) {
 
 GemmParams piece_gemm(const FusedCommParams& p) {
   GemmParams g = local_gemm(p);
-  g.M = p.gemm.M / p.devices;
+  g.M = p.gemm.M / (p.chunks > 0 ? p.chunks : p.devices);
   return g;
 }
 
@@ -68,7 +68,14 @@ Result<FusedCommParams> parse_fused_comm_params(const std::string& kernel, const
   FusedCommParams p;
   p.kernel = kernel;
   // The rest are the gemm template's parameters, read (and checked for typos) by its parser.
-  auto g = parse_gemm_params(read_comm_fields(params, path, p, errors), path);
+  nlohmann::json rest = read_comm_fields(params, path, p, errors);
+  if (rest.contains("chunks")) {
+    FieldReader f{params, path, errors};
+    if (kernel != "gemm_rs") errors.push_back({f.field_path("chunks"), "only gemm_rs cuts its GEMM into chunks"});
+    else p.chunks = f.integer("chunks", 1, 4096).value_or(0);
+    rest.erase("chunks");
+  }
+  auto g = parse_gemm_params(rest, path);
   if (!g) {
     errors.insert(errors.end(), g.errors().begin(), g.errors().end());
     return errors;
@@ -81,6 +88,9 @@ Result<FusedCommParams> parse_fused_comm_params(const std::string& kernel, const
                                              std::to_string(v)});
   };
   must_divide("M", p.gemm.M);  // the row shards of A (ag_gemm) and of C (gemm_rs)
+  if (p.chunks > 0 && p.gemm.M % (p.chunks * p.devices) != 0)
+    errors.push_back({nest(path, "M"), "must be a multiple of chunks x devices (" + std::to_string(p.chunks * p.devices) +
+                                           "), got " + std::to_string(p.gemm.M)});
   must_divide(kernel == "ag_gemm" ? "N" : "K", kernel == "ag_gemm" ? p.gemm.N : p.gemm.K);
   if (p.gemm.split_k > 1 || p.gemm.batch > 1)
     errors.push_back({path, "split_k and batch are not supported by " + kernel + " yet"});

@@ -3,8 +3,10 @@
 // (model/overlap.h):
 //   none    the collective, then the GEMM (two launches, nothing hidden);
 //   stream  NCCL steps on one stream, cuBLAS pieces of M/devices rows on another: each
-//           piece is its own launch and runs slower while NCCL's kernels hold `comm_sms`
-//           SMs and move the shards through HBM;
+//           piece is its own launch; whether they run at once is occupancy's question
+//           (model/stream_share.h): a persistent GEMM that holds every SM leaves NCCL's
+//           CTAs no room and the two run in series; otherwise the GEMM loses the SMs NCCL
+//           takes and the HBM bandwidth its shards move;
 //   fused   one kernel interleaving tiles of both: one launch, the GEMM's tiles cut into
 //           `devices` equal pieces, no SMs lost to a second kernel.
 #include <algorithm>
@@ -13,6 +15,7 @@
 
 #include "tilesight/model/distributed.h"
 #include "tilesight/model/overlap.h"
+#include "tilesight/model/stream_share.h"
 #include "tilesight/net/network_report.h"
 #include "tilesight/report/diagnosis.h"
 #include "tilesight/util/format.h"
@@ -23,16 +26,16 @@ namespace {
 
 constexpr double kUs = 1e6;
 
-// How much slower the GEMM runs beside NCCL's kernels (stream mode): they hold comm_sms SMs,
-// and their shards cross HBM twice (read to send, write on receipt), taking that share of
-// DRAM bandwidth from a GEMM that needs it in proportion to its DRAM utilisation.
-double stream_slowdown(const kernels::FusedCommParams& p, const hw::HardwareSpec& gpu, double hbm_rate,
+// How much slower the GEMM runs while a collective step runs beside it (stream mode): not at
+// all while the step waits for SMs (serial: no progress, ∞); else the larger of the SM share
+// NCCL takes (shared) and its HBM share: the shards cross HBM twice (read to send, write on
+// receipt), taken from a GEMM that needs DRAM in proportion to its DRAM utilisation.
+double stream_slowdown(const StreamShare& share, const hw::HardwareSpec& gpu, double hbm_rate,
                        double gemm_dram_utilization) {
-  const double sms = gpu.sm_count, held = std::min<double>(static_cast<double>(p.comm_sms), sms - 1);
-  const double sm_factor = sms / (sms - held);
+  if (share.sharing == SmSharing::kSerial) return share.sm_slowdown;
   const double left = std::max(gpu.dram_bandwidth - hbm_rate, 0.05 * gpu.dram_bandwidth);
   const double mem_factor = 1.0 + gemm_dram_utilization * (gpu.dram_bandwidth / left - 1.0);
-  return std::max(sm_factor, mem_factor);
+  return std::max(share.sm_slowdown, mem_factor);
 }
 
 double kernel_seconds(const report::Prediction& p) { return (p.latency_us - p.launch_overhead_us) / kUs; }
@@ -66,6 +69,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
   // 3. The shard loop: n-1 collective steps against n compute pieces.
   const double steps_s = comm->total_s - comm->base_s;
   OverlapInput in{.comm_first = gather};
+  StreamShare share;
   double total = 0;
   if (p.overlap == kernels::Overlap::kNone) {
     total = comm->total_s + pred.latency_us / kUs;
@@ -73,17 +77,32 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
     const bool stream = p.overlap == kernels::Overlap::kStream;
     double piece_s = gemm_s / static_cast<double>(n);
     if (stream) {
-      auto piece = evaluate(kernels::lift_gemm(kernels::piece_gemm(p)), system.device, {.timeline = false});
+      const plan::TileProgram prog = kernels::lift_gemm(kernels::piece_gemm(p));
+      auto piece = evaluate(prog, system.device, {.timeline = false});
       if (!piece) return piece.errors();
       piece_s = kernel_seconds(*piece) + system.device.dependent_launch_us / kUs;
+      share = share_sms({.blocks = piece->blocks, .resident_per_sm = piece->resident_blocks_per_sm,
+                         .persistent = prog.schedule.persistent, .block = prog.resources},
+                        p.comm_sms, system.device);
     }
-    const double step = steps_s / static_cast<double>(n - 1) + (stream ? comm->base_s : 0.0);
+    double step = steps_s / static_cast<double>(n - 1) + (stream ? comm->base_s : 0.0);
+    double step_bytes = request.bytes / static_cast<double>(n);  // a ring step's shard
     in.comm.assign(n - 1, step);
     in.compute.assign(n, piece_s);
+    if (stream && p.chunks > 0) {  // gemm_rs: each chunk's own reduce-scatter, after it
+      net::CollectiveRequest part = request;
+      part.bytes = request.bytes / static_cast<double>(p.chunks);
+      auto chunk = net::tune_collective(system.network, part, {.algorithm = p.algorithm});
+      if (!chunk) return chunk.errors();
+      step = chunk->total_s;
+      step_bytes = part.bytes * static_cast<double>(n - 1) / static_cast<double>(n);
+      in.comm.assign(static_cast<std::size_t>(p.chunks), step);
+      in.compute.assign(static_cast<std::size_t>(p.chunks), piece_s);
+    }
     if (!stream) in.comm.front() += comm->base_s;
-    const double hbm_rate = 2.0 * request.bytes / static_cast<double>(n) / std::max(step, 1e-12);
+    const double hbm_rate = 2.0 * step_bytes / std::max(step, 1e-12);
     in.compute_slowdown =
-        stream ? stream_slowdown(p, system.device, hbm_rate, pred.utilization[index(Resource::kDram)]) : 1.0;
+        stream ? stream_slowdown(share, system.device, hbm_rate, pred.utilization[index(Resource::kDram)]) : 1.0;
     total = launch + schedule_overlap(in).total;
   }
 
@@ -118,7 +137,10 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
           " us) against the local GEMM (" + fmt("%.4g", compute_s * kUs) + " us), overlap " +
           kernels::overlap_name(p.overlap) + ": " + fmt("%.0f", 100 * pred.network.overlap_rate) +
           "% of the communication hidden" +
-          (in.compute_slowdown > 1 ? "; the GEMM runs " + fmt("%.2f", in.compute_slowdown) + "x slower beside NCCL" : "") +
+          (p.overlap == kernels::Overlap::kStream ? "; on two streams " + share.why : "") +
+          (p.overlap == kernels::Overlap::kStream && share.sharing != SmSharing::kSerial && in.compute_slowdown > 1
+               ? " (the GEMM runs " + fmt("%.2f", in.compute_slowdown) + "x slower beside NCCL)"
+               : "") +
           ".");
   return pred;
 }

@@ -1,7 +1,8 @@
 // ulysses_attention: two all-to-alls around the local attention (DeepSpeed-Ulysses),
 // composed piece by piece (model/overlap.h, schedule_around): a device's KV head groups are
 // the pieces; none runs the three phases back to back; stream runs NCCL all-to-alls per piece
-// beside per-piece attention launches (slowed while NCCL holds SMs); fused is one kernel.
+// beside per-piece attention launches (sharing SMs as occupancy allows, model/stream_share.h);
+// fused is one kernel.
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -9,6 +10,7 @@
 #include "tilesight/kernels/ulysses.h"
 #include "tilesight/model/distributed.h"
 #include "tilesight/model/overlap.h"
+#include "tilesight/model/stream_share.h"
 #include "tilesight/net/network_report.h"
 #include "tilesight/report/diagnosis.h"
 #include "tilesight/util/format.h"
@@ -53,6 +55,7 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
 
   // 3. The piece loop.
   AroundInput around;
+  StreamShare share;
   double total = 0;
   if (p.overlap == kernels::Overlap::kNone) {
     around = {.comm_in = {in->total_s}, .compute = {pred.latency_us / kUs}, .comm_out = {out->total_s}};
@@ -61,9 +64,13 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
     const bool stream = p.overlap == kernels::Overlap::kStream;
     double piece_s = kernel_seconds(pred) / np;
     if (stream) {
-      auto piece = evaluate(kernels::lift_attention(kernels::ulysses_piece(p, pieces)), system.device, {.timeline = false});
+      const plan::TileProgram prog = kernels::lift_attention(kernels::ulysses_piece(p, pieces));
+      auto piece = evaluate(prog, system.device, {.timeline = false});
       if (!piece) return piece.errors();
       piece_s = kernel_seconds(*piece) + system.device.dependent_launch_us / kUs;
+      share = share_sms({.blocks = piece->blocks, .resident_per_sm = piece->resident_blocks_per_sm,
+                         .persistent = prog.schedule.persistent, .block = prog.resources},
+                        p.comm_sms, system.device);
     }
     const auto count = static_cast<std::size_t>(pieces);
     // Stream: each piece's all-to-all is its own NCCL launch; fused: one launch each way.
@@ -76,8 +83,8 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
       around.comm_in.front() += in_piece->base_s;
       around.comm_out.front() += out_piece->base_s;
     }
-    const double held = std::min<double>(static_cast<double>(p.comm_sms), system.device.sm_count - 1);
-    around.compute_slowdown = stream ? system.device.sm_count / (system.device.sm_count - held) : 1.0;
+    // Occupancy decides (model/stream_share.h): beside, shared (SMs taken) or serial.
+    around.compute_slowdown = stream ? share.sm_slowdown : 1.0;
     total = launch + schedule_around(around).total;
   }
   const OverlapSchedule s = schedule_around(around);
@@ -112,7 +119,8 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
                             " us) around local attention on " + std::to_string(p.attention.heads / p.devices) +
                             " heads (" + fmt("%.4g", compute_alone * kUs) + " us), overlap " +
                             kernels::overlap_name(p.overlap) + " in " + std::to_string(pieces) + " pieces: " +
-                            fmt("%.0f", 100 * pred.network.overlap_rate) + "% of the communication hidden.");
+                            fmt("%.0f", 100 * pred.network.overlap_rate) + "% of the communication hidden" +
+                            (p.overlap == kernels::Overlap::kStream ? "; on two streams " + share.why : "") + ".");
   return pred;
 }
 

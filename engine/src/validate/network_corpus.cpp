@@ -10,6 +10,7 @@ namespace tilesight::validate {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
+constexpr int kGemmRsStreamChunks = 4;  // `chunks = 4` in collectives.py's gemm_rs stream2()
 
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> out(1);
@@ -88,6 +89,8 @@ std::string map_row(NetworkCorpusKind kind, const std::map<std::string, std::str
         if (!m || !n || !k) return "M, N and K must be numbers";
         params = cublas_tile_params();
         params.update({{"M", whole(*m)}, {"N", whole(*n)}, {"K", whole(*k)}, {"dtype", "bf16"}});
+        // collectives.py's gemm_rs stream: 4 row chunks, each reduce-scattered after its GEMM
+        if (kernel == "gemm_rs" && mode == "stream") params["chunks"] = kGemmRsStreamChunks;
       } else {
         return "unknown kind \"" + kernel + "\"; known: ag_gemm, gemm_rs, ulysses_attention";
       }

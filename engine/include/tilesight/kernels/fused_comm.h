@@ -3,7 +3,8 @@
 // shard of B) and `gemm_rs` (A column-sharded over K, B row-sharded: each device computes a
 // partial M x N that is reduce-scattered by rows). Parameters are the `gemm` ones plus
 // `devices`, `overlap` (none | stream | fused, default fused), optional `algorithm` for
-// the collective and `comm_sms` (SMs NCCL's kernels hold in stream mode).
+// the collective, `comm_sms` (NCCL's channels: one CTA each, in stream mode) and, for
+// gemm_rs, `chunks`.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,7 @@ struct CommFields {
   std::int64_t devices = 0;
   Overlap overlap = Overlap::kFused;
   std::optional<std::string> algorithm;
-  std::int64_t comm_sms = 16;  // SMs NCCL's kernels hold in stream mode
+  std::int64_t comm_sms = 16;  // NCCL's channels in stream mode, one CTA (and SM) each
 };
 
 // Reads `devices`, `comm_sms`, `algorithm` and `overlap` from `params` into `out` (errors with
@@ -37,10 +38,14 @@ nlohmann::json read_comm_fields(const nlohmann::json& params, const std::string&
 struct FusedCommParams : CommFields {
   std::string kernel;  // "ag_gemm" or "gemm_rs"
   GemmParams gemm;     // the whole problem: M, N, K as the user wrote them
+  // gemm_rs, stream: the GEMM in `chunks` row pieces, each reduce-scattered by its own NCCL
+  // call as soon as it is done (as tests/validation/h200x2/collectives.py does with 4); 0:
+  // the default decomposition, devices pieces against devices-1 ring steps.
+  std::int64_t chunks = 0;
 };
 
 // The local GEMM of one device (ag_gemm: M x N/devices x K; gemm_rs: M x N x K/devices),
-// and of one of its `devices` row pieces (M/devices rows).
+// and of one of its row pieces (M/devices rows, or M/chunks).
 GemmParams local_gemm(const FusedCommParams& p);
 GemmParams piece_gemm(const FusedCommParams& p);
 

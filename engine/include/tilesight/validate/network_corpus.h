@@ -7,7 +7,8 @@
 //                    "uni"; "bi", both ways at once, has no template and is skipped)
 //   fused.csv        kind, devices, M, N, K, batch, heads, seq, head_dim, causal, mode,
 //                    time_us -> ag_gemm / gemm_rs / ulysses_attention with overlap = mode
-//                    (none, stream); the component rows (compute, comm) are skipped
+//                    (none, stream; gemm_rs stream with chunks = 4, as collectives.py
+//                    runs it); the component rows (compute, comm) are skipped
 //
 // The measured time is `time_us` (CUDA-graph replay, device time). Rows are grouped into
 // bands for the report: message size (< 1 MiB, 1-64 MiB, >= 64 MiB) for collectives and
