@@ -180,6 +180,49 @@ TEST_CASE("with two stages and one block the K loop is bound by memory latency",
   CHECK(la.envelope.steady == Approx(289.47e-9).epsilon(1e-4));
 }
 
+TEST_CASE("a compiler-pipelined K loop pays the measured round trip per stage plus the fill", "[gemm][model]") {
+  // hw_profiles/calibrate/pipeline_iteration.py: T = round_trip / (stages - 1) + resident x
+  // stage bytes / fill rate. 64x64x32, 1 block, 2 stages: the loads wait 550/64 + 260 x 63/64 =
+  // 264.53 ns, 4.53 ns more than an L2 hit, so the round trip is 654 + 4.53 = 658.53 ns;
+  // the stage moves (64x32 + 32x64) x 2 = 8192 B, 41.37 ns at 198 GB/s. Steady = 658.53 +
+  // 41.37 = 699.90 ns (the L2 lane's 117.54 ns and TC's 37.3 ns are below it).
+  auto hw = h200_like();
+  hw.pipeline_round_trip_ns = 654;
+  hw.smem_fill_bandwidth_per_sm = 198e9;
+  auto p = gemm(4096, 4096, 4096);
+  p.block_m = 64, p.block_n = 64, p.block_k = 32, p.stages = 2, p.warps = 4;
+  const auto prog = kernels::lift_gemm(p);
+  const auto traffic = cache::FirstTouchCacheModel().analyze(prog, hw);
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = model::sm_rates(hw, 132, 1.0)};
+  const auto one = model::analyze_loop(prog.loops[0], 1, ctx);
+  CHECK(one.latency_floor == Approx(658.53e-9).epsilon(1e-4));
+  CHECK(one.envelope.steady == Approx(699.90e-9).epsilon(1e-4));
+  CHECK(one.limited_by == "memory latency");
+  // 3 stages, 2 resident blocks: 2 x (3 - 1) = 4 stages in flight share the round trip,
+  // 658.53 / 4 = 164.63 ns, and the SM fills each block's 8192 B: 164.63 + 41.37 = 206.0 ns
+  // per block iteration (the microbenchmark: 0.386 us per block iteration = 0.193 per SM's).
+  p.stages = 3;
+  const auto prog3 = kernels::lift_gemm(p);
+  model::LoopContext ctx3{.program = prog3, .hw = hw, .traffic = traffic, .rates = model::sm_rates(hw, 132, 1.0)};
+  const auto two = model::analyze_loop(prog3.loops[0], 2, ctx3);
+  CHECK(two.latency_floor == Approx(164.63e-9).epsilon(1e-3));
+  CHECK(two.envelope.steady == Approx(206.0e-9).epsilon(1e-3));
+}
+
+TEST_CASE("the compiler's reported registers decide occupancy", "[gemm][model]") {
+  // 64x128x32, 4 warps: the estimate is 64 accumulators + 32 + 40 = 136 registers, 3 blocks of
+  // 128 threads per SM (65536 / 17408); Triton reports 120 for it (triton_gemm.csv), 4 blocks.
+  auto p = gemm(8192, 8192, 8192);
+  p.block_m = 64, p.block_n = 128, p.block_k = 32, p.stages = 2, p.warps = 4;
+  CHECK(kernels::gemm_registers_per_thread(p) == 136);
+  p.registers = 120;
+  CHECK(kernels::gemm_registers_per_thread(p) == 120);
+  CHECK(kernels::lift_gemm(p).resources.registers_per_thread == 120);
+  auto bad = kernels::parse_gemm_params(nlohmann::json::parse(R"({"M": 64, "N": 64, "K": 64, "registers": 300})"));
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors()[0].path == "params.registers");
+}
+
 TEST_CASE("waves: a tail wave gets its own active-SM bandwidth share", "[gemm][model]") {
   // 3000 x 5000 with 128 x 256 tiles: 24 x 20 = 480 blocks. SMEM 2 x (128x64 + 64x256) x 2 B
   // = 98304 B would allow 2 per SM, but registers allow 1: 128 x 256 fp32 accumulators over

@@ -49,7 +49,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 11> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 13> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -61,6 +61,8 @@ constexpr std::array<Field<HardwareSpec>, 11> kTopFields{{
     {"dram_latency_ns", &HardwareSpec::dram_latency_ns, kNonNegative},
     {"launch_overhead_us", &HardwareSpec::launch_overhead_us, kNonNegative},
     {"dependent_launch_us", &HardwareSpec::dependent_launch_us, kOptionalNonNegative},
+    {"pipeline_round_trip_ns", &HardwareSpec::pipeline_round_trip_ns, kOptionalNonNegative},
+    {"smem_fill_bandwidth_per_sm", &HardwareSpec::smem_fill_bandwidth_per_sm, kOptionalNonNegative},
 }};
 
 constexpr std::array<Field<SmLimits>, 10> kLimitFields{{
@@ -359,7 +361,9 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "dram_bandwidth",
                        "dram_latency_ns",
                        "launch_overhead_us",
-                       "dependent_launch_us"});
+                       "dependent_launch_us",
+                       "pipeline_round_trip_ns",
+                       "smem_fill_bandwidth_per_sm"});
   read_identity(root, spec, errors);
   LeafReader leaves{read_default_source(root, errors), spec, errors};
   for (const auto& f : kTopFields) leaves.read(doc, "", f.key, spec.*(f.member), f.rule);

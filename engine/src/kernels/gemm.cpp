@@ -52,7 +52,7 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
   FieldReader f{params, path, errors};
   f.reject_unknown({"M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps",
                     "dtype", "layout", "batch", "persistent", "cluster_m", "cluster_n", "raster",
-                    "schedule", "split_k"});
+                    "schedule", "split_k", "registers"});
   GemmParams p;
   p.M = f.integer("M", 1, kMaxDim).value_or(0);
   p.N = f.integer("N", 1, kMaxDim).value_or(0);
@@ -64,6 +64,7 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
   p.stages = f.integer("stages", 1, 16, 3).value_or(0);
   p.warps = f.integer("warps", 1, 64, 4).value_or(0);
   p.batch = f.integer("batch", 1, 65535, 1).value_or(0);
+  p.registers = f.integer("registers", 1, 255, 0).value_or(0);
   if (auto d = f.string("dtype", "bf16")) {
     if (auto t = dtype_from_name(*d)) p.dtype = *t;
     else errors.push_back({f.field_path("dtype"), "unknown dtype \"" + *d + "\"; known: bf16, fp16, fp8, tf32, fp32"});
@@ -142,6 +143,7 @@ std::int64_t gemm_registers_needed(const GemmParams& p) {
 }
 
 std::int64_t gemm_registers_per_thread(const GemmParams& p) {
+  if (p.registers > 0) return p.registers;
   const std::int64_t consumer = std::min(kMaxRegisters, gemm_registers_needed(p));
   if (!warp_specialised(p)) return consumer;
   // The block's register file is what occupancy sees: the average over its threads.

@@ -29,20 +29,33 @@ std::int64_t tile_cols(const MemoryBoundParams& p) {
   return elementwise(p) ? std::min(kChunk, p.cols) : p.cols;
 }
 
-// CUDA-core flops per element of the reduction pass and of the apply pass, SFU ops per
-// element: rmsnorm sum of squares (2) then x * rstd * w (2); layernorm Welford mean/variance
-// (4) then (x - mean) * rstd * w + b (4); softmax max (1) and sum (1) over exp (1 flop +
-// 1 SFU op) then one multiply by 1/sum; silu_mul x / (1 + exp(-x)) * u (3 + 1 SFU); add 1.
+// Issue slots of PyTorch's kernels: thread instructions per element plus a fixed count per
+// row (the block reductions, the row's setup), from ncu's smsp__inst_executed on the H200
+// (tests/validation/h200/ncu_norms_facts.csv: warp instructions x 32 over elements, at two
+// row lengths to separate the per-row part). Instruction counts are facts of the compiled
+// kernel, as registers are; they hold for any size. One instruction takes one CUDA-core issue
+// slot, the slot of one FMA (2 FLOP of the profile's CUDA-core rate).
+//   rmsnorm   vectorized_layer_norm_kernel: 11.76 / element + 15 892 / row (4096: 15.64, 8192: 13.70)
+//   layernorm the same kernel with mean and bias: 29.51 / element + 37 028 / row (38.55, 34.03)
+//   softmax   cunn_SoftMaxForwardReg (rows of up to 8192): 75.24 + 17 367 / row (79.48, 77.36);
+//             cunn_SoftMaxForwardSmem (longer rows): 47.09 + the same per row (14336: 48.30)
+//   silu_mul  eager: SiLU 24.12 then the multiply 7.38 (two kernels, 31.50 together)
+//   add       7.38 / element
+// SFU: softmax one exp2 per element, silu one; the norms one rsqrt per row.
 struct OpCosts {
-  double reduce, apply, sfu;
+  double reduce, apply, per_row, sfu;  // instructions per element (reduce, apply), per row
 };
 OpCosts op_costs(const MemoryBoundParams& p) {
-  if (p.kernel == "rmsnorm") return {2, 2, 0};
-  if (p.kernel == "layernorm") return {4, 4, 0};
-  if (p.kernel == "softmax") return {3, 1, 1};
-  if (p.kernel == "silu_mul") return {0, 3, 1};
-  return {0, 1, 0};
+  if (p.kernel == "rmsnorm") return {5.88, 5.88, 15892, 0};
+  if (p.kernel == "layernorm") return {14.755, 14.755, 37028, 0};
+  if (p.kernel == "softmax") {
+    const double per_element = p.cols <= 8192 ? 75.24 : 47.09;
+    return {per_element / 2, per_element / 2, 17367, 1};
+  }
+  if (p.kernel == "silu_mul") return {0, 24.12, 0, 1};
+  return {0, 7.38, 0, 0};
 }
+constexpr double kFlopsPerInstruction = 2.0;  // an issue slot, counted as one FMA
 
 std::int64_t weight_vectors(const MemoryBoundParams& p) {
   return p.kernel == "layernorm" ? 2 : p.kernel == "rmsnorm" ? 1 : 0;  // w (and b)
@@ -98,7 +111,7 @@ void lift_actions(const MemoryBoundParams& p, TileProgram& prog) {
     // block-wide shuffle/shared-memory combine; norms take one rsqrt per row on the SFU.
     a.push_back({.name = "reduce",
                  .op = OpKind::kReduce,
-                 .flops = c.reduce * n,
+                 .flops = kFlopsPerInstruction * (c.reduce * n + c.per_row),
                  .sfu_ops = p.kernel == "softmax" ? c.sfu * n : 1.0,
                  .deps = {0},
                  .dtype = DType::kFP32});
@@ -107,7 +120,7 @@ void lift_actions(const MemoryBoundParams& p, TileProgram& prog) {
   const bool sfu_in_apply = p.kernel == "silu_mul";
   a.push_back({.name = "apply",
                .op = sfu_in_apply ? OpKind::kExp : OpKind::kFused,
-               .flops = c.apply * n,
+               .flops = kFlopsPerInstruction * c.apply * n,
                .sfu_ops = sfu_in_apply ? c.sfu * n : 0.0,
                .deps = apply_deps,
                .dtype = DType::kFP32});
@@ -126,14 +139,15 @@ void lift_unfused_silu_mul(const MemoryBoundParams& p, TileProgram& prog) {
   const OpCosts c = op_costs(p);
   auto& a = prog.actions;
   a.push_back(load("load_x", "X", n * b, p.dtype));  // 0
-  a.push_back({.name = "silu", .op = OpKind::kExp, .flops = (c.apply - 1) * n, .sfu_ops = c.sfu * n,
-               .deps = {0}, .dtype = DType::kFP32});
+  a.push_back({.name = "silu", .op = OpKind::kExp, .flops = kFlopsPerInstruction * c.apply * n,
+               .sfu_ops = c.sfu * n, .deps = {0}, .dtype = DType::kFP32});
   a.push_back({.name = "store_t", .op = OpKind::kStore, .operands = {"T"}, .bytes = n * b, .deps = {1},
                .result_level = Placement::kDdr, .dtype = p.dtype});
   a.push_back(load("load_t", "T", n * b, p.dtype));
   a.back().deps = {2};
   a.push_back(load("load_u", "U", n * b, p.dtype));
-  a.push_back({.name = "apply", .op = OpKind::kFused, .flops = n, .deps = {3, 4}, .dtype = DType::kFP32});
+  a.push_back({.name = "apply", .op = OpKind::kFused, .flops = kFlopsPerInstruction * op_costs({.kernel = "add"}).apply * n,
+               .deps = {3, 4}, .dtype = DType::kFP32});
   a.push_back({.name = "store_out", .op = OpKind::kStore, .operands = {"Out"}, .bytes = n * b, .deps = {5},
                .result_level = Placement::kDdr, .dtype = p.dtype});
   prog.launches = 2;

@@ -76,6 +76,14 @@ std::string map_template_row(const std::string& kernel, const std::vector<std::s
   for (std::size_t c = 0; c < header.size(); ++c) named[header[c]] = cells[c];
   // norms.csv's silu_mul is eager `F.silu(g) * u`: its kernels column lists the two kernels.
   if (kernel == "silu_mul" && named["kernels"].find('|') != std::string::npos) params["fused"] = false;
+  // The GEMM corpora record the compiled kernel's registers per thread (n_regs): occupancy
+  // then follows what the compiler did, as a kernel author's run of the tool would.
+  if (kernel == "gemm") {
+    double regs = 0;
+    if (auto it = named.find("n_regs"); it != named.end() && parse_number(it->second, regs) && regs >= 1 &&
+                                        regs <= 255 && std::floor(regs) == regs)
+      params["registers"] = static_cast<std::int64_t>(regs);
+  }
   if (kernel != "attention") return "";
   return map_attention_row(named, params);
 }

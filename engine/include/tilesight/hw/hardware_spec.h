@@ -81,6 +81,12 @@ struct HardwareSpec {
   double launch_overhead_us = 0;  // empty-kernel time as CUDA events measure it
   double dependent_launch_us = 0; // each further kernel queued behind the first (CUDA graph
                                   // or stream): its start-up, the launch itself being hidden
+  // A compiler-pipelined K loop (Triton's num_stages; hw_profiles/calibrate/
+  // pipeline_iteration.py): one iteration of a CTA takes round_trip / (stages - 1) plus its
+  // loaded bytes at the SM's fill rate. 0: the profile has not measured it (the loop model
+  // then uses the pointer-chase latency and the L2 lane alone).
+  double pipeline_round_trip_ns = 0;      // issue-to-use of a stage whose data is in L2
+  double smem_fill_bandwidth_per_sm = 0;  // bytes/s async copies move into one SM
 
   // Where each number came from, keyed by the JSON path in the profile:
   // {"l2.bandwidth": "measured on H200, hw_profiles/calibrate/bw_sweep.py", ...}

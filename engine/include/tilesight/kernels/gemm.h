@@ -38,6 +38,9 @@ struct GemmParams {
   std::string raster = "m";             // m: consecutive tiles walk down M; n: along N
   std::string schedule = "cooperative"; // cooperative | pingpong
   std::int64_t split_k = 1;             // K split over blocks, partials reduced by a 2nd kernel
+  // Registers per thread the compiler reported (Triton's n_regs, ptxas -v); 0: estimate them.
+  // Occupancy follows them; the estimate still decides what spills.
+  std::int64_t registers = 0;
 };
 
 // Reads `params` (path "params"): every error names its field, all of them at once.

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Launches for ncu: what the compiled kernels behind two corpora really do.
+
+Run under `ncu --profile-from-start off` (see run_ncu_facts.sh): each case is warmed up
+outside the profiled range, then launched once between cudaProfilerStart/Stop, so the
+ncu report holds exactly one profiled launch group per case, in the order printed here.
+
+Sets:
+  norms - every (kernel, rows, cols) of norms.csv: PyTorch's rms_norm, layer_norm, softmax,
+          silu * up, add (bf16), the same calls as norms.py
+  gemm  - Triton tutorial-03 GEMM configs of triton_gemm.csv whose predictions differ most
+          from the measurement, each beside an aligned twin (same tile config, M/N/K rounded
+          to multiples of 128), to see what unaligned strides and 2-stage loops compile to
+Output (stdout): "CASE <index> <set> <label>" lines before each profiled launch.
+"""
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+
+GEMM_CASES = [
+    # M, N, K, block_m, block_n, block_k, group_m, stages, warps
+    (3000, 5000, 2048, 128, 64, 32, 1, 3, 4),
+    (3072, 5120, 2048, 128, 64, 32, 1, 3, 4),
+    (2500, 7000, 3000, 128, 64, 32, 1, 2, 4),
+    (2560, 7040, 3072, 128, 64, 32, 1, 2, 4),
+    (1024, 1024, 16384, 128, 64, 32, 1, 2, 4),
+    (1024, 1024, 16384, 128, 128, 64, 8, 5, 4),
+    (4096, 4096, 4096, 128, 128, 64, 8, 5, 4),
+    (4096, 4096, 4096, 64, 256, 64, 8, 5, 8),
+    (8192, 128, 8192, 128, 64, 32, 1, 2, 4),
+    (4096, 16, 4096, 64, 128, 64, 1, 2, 4),
+]
+
+
+def norms_cases():
+    from norms import SHAPES, KERNELS, make
+    for (R, C) in SHAPES:
+        for k in KERNELS:
+            yield f"{k} rows={R} cols={C} bf16", (lambda k=k, R=R, C=C: make(k, R, C)[0])
+
+
+def gemm_cases():
+    from triton_gemm_sweep import launch
+    for (M, N, K, bm, bn, bk, g, s, w) in GEMM_CASES:
+        def build(M=M, N=N, K=K, cfg=dict(block_m=bm, block_n=bn, block_k=bk, group_m=g,
+                                                stages=s, warps=w)):
+            a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+            b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+            c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+            return lambda: launch(a, b, c, cfg)
+        yield f"gemm M={M} N={N} K={K} {bm}x{bn}x{bk} g{g} s{s} w{w}", build
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--set", choices=["norms", "gemm"], required=True)
+    args = ap.parse_args()
+    cases = norms_cases() if args.set == "norms" else gemm_cases()
+    for i, (label, build) in enumerate(cases):
+        try:
+            torch.manual_seed(0)
+            fn = build()
+            for _ in range(3):
+                fn()
+            torch.cuda.synchronize()
+            print(f"CASE {i} {args.set} {label}", flush=True)
+            torch.cuda.profiler.start()
+            fn()
+            torch.cuda.synchronize()
+            torch.cuda.profiler.stop()
+        except Exception as exc:
+            print(f"FAILED {i} {label}: {type(exc).__name__}: {exc}", flush=True)
+        finally:
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
