@@ -17,6 +17,7 @@
 #include "tilesight/model/overlap.h"
 #include "tilesight/model/stream_share.h"
 #include "tilesight/net/network_report.h"
+#include "tilesight/net/remote_access.h"
 #include "tilesight/report/diagnosis.h"
 #include "tilesight/util/format.h"
 
@@ -48,14 +49,20 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
     return Error{"params.devices", "must be at most " + std::to_string(system.devices()) + " (the GPUs of " +
                                        system.name + "), got " + std::to_string(p.devices)};
   const auto n = static_cast<std::size_t>(p.devices);
-  // 1. Remote accesses from placement: A's row shards live on their devices and every device
-  //    needs all of them (all-gather); or every device holds a partial of all of C and keeps
-  //    one row shard of the sum (reduce-scatter).
+  // 1. Remote accesses from placement (net/remote_access.h): A's row shards live on their
+  //    devices and every device reads all of A (an all-gather); or every device holds a
+  //    partial of all of C and keeps one row shard of the sum (a reduce-scatter).
   const bool gather = p.kernel == "ag_gemm";
-  net::CollectiveRequest request{.collective = gather ? net::Collective::kAllGather : net::Collective::kReduceScatter,
-                                 .bytes = kernels::collective_bytes(p)};
-  request.group.resize(n);
-  std::iota(request.group.begin(), request.group.end(), std::size_t{0});
+  std::vector<std::size_t> group(n);
+  std::iota(group.begin(), group.end(), std::size_t{0});
+  const auto m = p.gemm.M, cols = gather ? p.gemm.K : p.gemm.N;
+  const net::TensorShape placed{.name = gather ? "A" : "C", .dims = {m, cols},
+                                .element_bytes = kernels::collective_bytes(p) / (static_cast<double>(m) * static_cast<double>(cols))};
+  auto access = gather ? net::infer_remote_access(placed, net::Placement::sharded(0, group), net::Placement::replicated(group))
+                       : net::infer_remote_access(placed, net::Placement::partial(group), net::Placement::sharded(0, group));
+  if (!access) return access.errors();
+  if (!access->collective) return Error{"params.M", "the shards do not form a collective (" + access->pattern + ")"};
+  const net::CollectiveRequest request = *access->collective;
   auto comm = net::tune_collective(system.network, request, {.algorithm = p.algorithm});
   if (!comm) return comm.errors();
 
