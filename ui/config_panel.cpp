@@ -4,6 +4,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QTreeWidget>
@@ -16,6 +17,7 @@
 #include "ui/json_tree.h"
 #include "ui/plan_document.h"
 #include "ui/template_form.h"
+#include "ui/template_params.h"
 
 namespace tilesight::ui {
 
@@ -62,7 +64,12 @@ ConfigPanel::ConfigPanel(QWidget* parent)
   pages_->addWidget(makeGemmForm());
   pages_->addWidget(makeProgramPage());
   form_ = new TemplateForm(this);
-  pages_->addWidget(form_);
+  auto* scroll = new QScrollArea(this);  // llm_decode's and ag_gemm's forms are long
+  scroll->setWidget(form_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  pages_->addWidget(scroll);
   connect(form_, &TemplateForm::paramEdited, this, &ConfigPanel::setParam);
   connect(hardware_, &QComboBox::currentTextChanged, this, &ConfigPanel::setHardware);
 }
@@ -140,7 +147,7 @@ void ConfigPanel::setPlan(const nlohmann::json& doc) {
   if (plan_kind(doc_) == PlanKind::kOtherTemplate && TemplateForm::hasForm(kernel)) {
     kind_->setText(tr("<b>%1</b> template: edit a value and the views update")
                        .arg(QString::fromStdString(kernel)));
-    form_->showParams(kernel, doc_.value("params", nlohmann::json::object()));
+    form_->showParams(kernel, doc_.value("params", nlohmann::json::object()), plan_hardware(doc_));
     pages_->setCurrentIndex(2);
   } else if (plan_kind(doc_) == PlanKind::kGemmTemplate) {
     kind_->setText(tr("<b>gemm</b> template: edit a value and the views update"));
@@ -209,15 +216,19 @@ void ConfigPanel::setParam(const QString& key, const nlohmann::json& value) {
   if (updating_ || !editable()) return;
   if (!doc_.contains("params") || !doc_["params"].is_object())
     doc_["params"] = nlohmann::json::object();
-  if (value.is_null()) doc_["params"].erase(key.toStdString());  // "auto": the default
-  else doc_["params"][key.toStdString()] = value;
+  set_param(doc_["params"], key.toStdString(), value);  // null ("auto"): the default
   if (plan_kind(doc_) == PlanKind::kGemmTemplate) showDerived();
+  // The "auto (value)" texts and the legal choices follow the other fields.
+  else form_->showParams(doc_.value("kernel", std::string()), doc_["params"], plan_hardware(doc_));
   emit planEdited(doc_, tr("Set %1").arg(key));
 }
 
 void ConfigPanel::setHardware(const QString& name) {
   if (updating_ || name.isEmpty() || !doc_.is_object()) return;
   doc_["hardware"] = name.toStdString();
+  if (editable() && plan_kind(doc_) == PlanKind::kOtherTemplate)  // a system bounds devices
+    form_->showParams(doc_.value("kernel", std::string()), doc_.value("params", nlohmann::json::object()),
+                      plan_hardware(doc_));
   emit planEdited(doc_, tr("Hardware %1").arg(name));
 }
 

@@ -3,127 +3,181 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QSpinBox>
+#include <QVBoxLayout>
+#include <algorithm>
 #include <climits>
-#include <span>
+
+#include "tilesight/net/system_profile.h"
+#include "ui/bytes_spin_box.h"
+#include "ui/template_params.h"
 
 namespace tilesight::ui {
 
 namespace {
 
-enum class Kind { kInt, kBool, kChoice };
+constexpr int kSplitAuto = 0;  // the split_kv box's "auto" position
 
-struct Spec {
-  const char* key;
-  Kind kind;
-  int min = 0, max = 0, step = 1;
-  bool optional = false;
-  const char* choices = "";  // "|"-separated, for kChoice
-  const char* tip = "";
-};
+int clamp_int(std::int64_t v) {
+  return static_cast<int>(std::clamp<std::int64_t>(v, INT_MIN, INT_MAX));
+}
 
-constexpr Spec kAttention[] = {
-    {"batch", Kind::kInt, 1, 65535, 1, false, "", "sequences"},
-    {"heads", Kind::kInt, 1, 65535, 1, false, "", "query heads"},
-    {"kv_heads", Kind::kInt, 1, 65535, 1, false, "", "key/value heads; heads must be a multiple"},
-    {"seq_q", Kind::kInt, 1, INT_MAX, 128, false, "", "query tokens per sequence; 1 = decode"},
-    {"seq_kv", Kind::kInt, 1, INT_MAX, 128, false, "", "key/value tokens per sequence"},
-    {"head_dim", Kind::kInt, 8, 512, 8, false, "", "elements per head"},
-    {"causal", Kind::kBool, 0, 1, 1, false, "", "mask keys after the query"},
-    {"dtype", Kind::kChoice, 0, 0, 1, false, "bf16|fp16|fp8", "element type"},
-    {"variant", Kind::kChoice, 0, 0, 1, true, "fa2|fa3|fa4", "kernel structure; auto: by GPU"},
-    {"mma", Kind::kChoice, 0, 0, 1, true, "mma_sync|wgmma", "tensor-core instruction"},
-    {"block_m", Kind::kInt, 16, 512, 16, true, "", "query rows per tile"},
-    {"block_n", Kind::kInt, 16, 512, 16, true, "", "keys per inner step"},
-    {"warps", Kind::kInt, 1, 32, 1, true, "", "warps per block"},
-    {"stages", Kind::kInt, 1, 8, 1, true, "", "K/V pipeline stages"},
-    {"split_kv", Kind::kInt, 1, 1024, 1, true, "", "key blocks split over this many blocks"}};
-
-constexpr Spec kMemoryBound[] = {
-    {"rows", Kind::kInt, 1, INT_MAX, 256, false, "", "rows (tokens)"},
-    {"cols", Kind::kInt, 1, INT_MAX, 256, false, "", "columns (hidden size)"},
-    {"dtype", Kind::kChoice, 0, 0, 1, false, "bf16|fp16|fp32", "element type"}};
-
-std::span<const Spec> specs(const std::string& kernel) {
-  if (kernel == "attention") return kAttention;
-  for (const char* k : {"rmsnorm", "layernorm", "softmax", "silu_mul", "add"})
-    if (kernel == k) return kMemoryBound;
-  return {};
+QString auto_text(const QString& resolved) {
+  return resolved.isEmpty() ? QObject::tr("auto") : QObject::tr("auto (%1)").arg(resolved);
 }
 
 }  // namespace
 
-TemplateForm::TemplateForm(QWidget* parent) : QWidget(parent), form_(new QFormLayout(this)) {
-  form_->setContentsMargins(0, 0, 0, 0);
+TemplateForm::TemplateForm(QWidget* parent) : QWidget(parent), column_(new QVBoxLayout(this)) {
+  column_->setContentsMargins(0, 0, 0, 0);
 }
 
 bool TemplateForm::hasForm(const std::string& kernel) {
-  return !specs(kernel).empty();
+  return !template_params(kernel).empty();
 }
 
-void TemplateForm::build(const std::string& kernel) {
-  while (form_->rowCount() > 0) form_->removeRow(0);
-  editors_.clear();
-  kernel_ = kernel;
-  for (const Spec& s : specs(kernel)) {
-    const QString key = QString::fromLatin1(s.key);
-    QWidget* editor = nullptr;
-    if (s.kind == Kind::kInt) {
+QWidget* TemplateForm::makeEditor(const ParamSpec& s) {
+  const QString key = QString::fromLatin1(s.key);
+  switch (s.kind) {
+    case ParamKind::kInt:
+    case ParamKind::kSplit: {
       auto* spin = new QSpinBox(this);
-      spin->setRange(s.optional ? s.min - 1 : s.min, s.max);  // min - 1 reads "auto"
-      if (s.optional) spin->setSpecialValueText(tr("auto"));
-      spin->setSingleStep(s.step);
+      const bool split = s.kind == ParamKind::kSplit;
+      const int low = split ? kSplitAuto : clamp_int(s.optional ? s.min - 1 : s.min);  // min - 1: "auto"
+      spin->setRange(low, clamp_int(s.max));
+      if (s.optional || split) spin->setSpecialValueText(tr("auto"));
+      spin->setSingleStep(clamp_int(s.step));
       spin->setGroupSeparatorShown(s.max > 100000);
       spin->setAccelerated(true);
-      connect(spin, &QSpinBox::valueChanged, this, [this, key, spin, s](int v) {
+      connect(spin, &QSpinBox::valueChanged, this, [this, key, spin, s, split](int v) {
         if (updating_) return;
-        emit paramEdited(key, s.optional && v == spin->minimum() ? nlohmann::json() : nlohmann::json(v));
+        if (v != spin->minimum() || !(s.optional || split)) return emit paramEdited(key, v);
+        // "auto": split_kv asks the template for its count; other fields take the default.
+        emit paramEdited(key, split && !s.absent_auto ? nlohmann::json(true) : nlohmann::json());
       });
-      editor = spin;
-    } else if (s.kind == Kind::kBool) {
+      return spin;
+    }
+    case ParamKind::kBytes: {
+      auto* spin = new BytesSpinBox(this);
+      spin->setRange(static_cast<double>(s.min), static_cast<double>(s.max));
+      connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double v) {
+        if (!updating_) emit paramEdited(key, static_cast<std::int64_t>(v));
+      });
+      return spin;
+    }
+    case ParamKind::kBool: {
       auto* box = new QCheckBox(this);
       connect(box, &QCheckBox::toggled, this, [this, key](bool on) {
         if (!updating_) emit paramEdited(key, on);
       });
-      editor = box;
-    } else {
-      auto* combo = new QComboBox(this);
-      if (s.optional) combo->addItem(tr("auto"));
-      combo->addItems(QString::fromLatin1(s.choices).split(QLatin1Char('|')));
-      connect(combo, &QComboBox::currentIndexChanged, this, [this, key, combo, s](int i) {
-        if (updating_ || i < 0) return;
-        emit paramEdited(key, s.optional && i == 0 ? nlohmann::json()
-                                                   : nlohmann::json(combo->currentText().toStdString()));
-      });
-      editor = combo;
+      return box;
     }
+    case ParamKind::kChoice: {
+      auto* combo = new QComboBox(this);
+      const bool optional = s.optional;
+      connect(combo, &QComboBox::currentIndexChanged, this, [this, key, combo, optional](int i) {
+        if (updating_ || i < 0) return;
+        emit paramEdited(key, optional && i == 0 ? nlohmann::json()
+                                                 : nlohmann::json(combo->currentText().toStdString()));
+      });
+      return combo;
+    }
+  }
+  return nullptr;
+}
+
+void TemplateForm::build(const std::string& kernel) {
+  qDeleteAll(groups_);
+  groups_.clear();
+  while (QLayoutItem* item = column_->takeAt(0)) delete item;  // the old stretch
+  editors_.clear();
+  kernel_ = kernel;
+  QString group;
+  QFormLayout* form = nullptr;
+  for (const ParamSpec& s : template_params(kernel)) {
+    if (!form || group != QLatin1String(s.group)) {
+      group = QString::fromLatin1(s.group);
+      auto* box = new QGroupBox(tr(s.group), this);
+      form = new QFormLayout(box);
+      form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+      column_->addWidget(box);
+      groups_ << box;
+    }
+    const QString key = QString::fromLatin1(s.key);
+    QWidget* editor = makeEditor(s);
     editor->setToolTip(tr(s.tip));
-    form_->addRow(key, editor);
+    editor->setObjectName(key);
+    // "model.layers" reads "layers" under the Model group.
+    form->addRow(key.section(QLatin1Char('.'), -1), editor);
     editors_.insert(key, editor);
+  }
+  column_->addStretch(1);
+}
+
+// The GPUs of the plan's system profile bound `devices`; a single-GPU profile or a path
+// the engine cannot read keeps the parser's limit.
+int TemplateForm::deviceLimit(const std::string& hardware) {
+  const QString name = QString::fromStdString(hardware);
+  if (auto it = device_limits_.constFind(name); it != device_limits_.cend()) return *it;
+  int limit = 4096;
+  if (!hardware.empty())
+    if (auto system = net::load_system(hardware); system && system->devices() >= 2)
+      limit = static_cast<int>(system->devices());
+  device_limits_.insert(name, limit);
+  return limit;
+}
+
+void TemplateForm::showValue(const ParamSpec& s, const nlohmann::json* v, const QString& resolved,
+                             const nlohmann::json& params) {
+  QWidget* editor = editors_.value(QString::fromLatin1(s.key));
+  if (auto* bytes = qobject_cast<BytesSpinBox*>(editor)) {
+    bytes->setValue(v && v->is_number() ? v->get<double>() : bytes->minimum());
+  } else if (auto* spin = qobject_cast<QSpinBox*>(editor)) {
+    if (s.kind == ParamKind::kSplit) {
+      // true: the template's count; a missing field: 1 (attention) or the count (mla_decode).
+      int value = s.absent_auto ? kSplitAuto : 1;
+      if (v && v->is_boolean()) value = v->get<bool>() ? kSplitAuto : 1;
+      else if (v && v->is_number_integer()) value = clamp_int(std::max<std::int64_t>(1, v->get<std::int64_t>()));
+      spin->setSpecialValueText(auto_text(resolved));
+      spin->setValue(value);
+      return;
+    }
+    if (s.optional) spin->setSpecialValueText(auto_text(resolved));
+    spin->setValue(v && v->is_number_integer()
+                       ? clamp_int(std::clamp<std::int64_t>(v->get<std::int64_t>(), spin->minimum(), spin->maximum()))
+                       : spin->minimum());
+  } else if (auto* box = qobject_cast<QCheckBox*>(editor)) {
+    const bool fallback = s.key == std::string("fused");  // silu_mul's default
+    box->setChecked(v ? (v->is_boolean() ? v->get<bool>() : v->is_number_integer() && v->get<int>() != 0)
+                      : fallback);
+  } else if (auto* combo = qobject_cast<QComboBox*>(editor)) {
+    QStringList items = legal_choices(kernel_, s, params);
+    if (s.optional) items.prepend(auto_text(resolved));
+    const QString current = v && v->is_string() ? QString::fromStdString(v->get<std::string>()) : QString();
+    if (!current.isEmpty() && !items.contains(current)) items << current;  // shown, the engine says why
+    // Same length: rename in place (this may run inside the combo's own signal).
+    if (combo->count() == items.size())
+      for (int i = 0; i < items.size(); ++i) combo->setItemText(i, items[i]);
+    else {
+      combo->clear();
+      combo->addItems(items);
+    }
+    const int i = current.isEmpty() ? 0 : combo->findText(current);
+    combo->setCurrentIndex(std::max(i, 0));
   }
 }
 
-void TemplateForm::showParams(const std::string& kernel, const nlohmann::json& params) {
+void TemplateForm::showParams(const std::string& kernel, const nlohmann::json& params,
+                              const std::string& hardware) {
   if (kernel != kernel_) build(kernel);
   updating_ = true;
-  for (const Spec& s : specs(kernel)) {
-    const auto it = params.is_object() ? params.find(s.key) : params.end();
-    const bool present = params.is_object() && it != params.end();
-    QWidget* editor = editors_.value(QString::fromLatin1(s.key));
-    if (auto* spin = qobject_cast<QSpinBox*>(editor)) {
-      int value = spin->minimum();
-      if (present && it->is_number_integer())
-        value = static_cast<int>(std::clamp<std::int64_t>(it->get<std::int64_t>(), spin->minimum(), spin->maximum()));
-      else if (present && it->is_boolean())  // split_kv: true
-        value = it->get<bool>() ? spin->minimum() : 1;
-      spin->setValue(value);
-    } else if (auto* box = qobject_cast<QCheckBox*>(editor)) {
-      box->setChecked(present && ((it->is_boolean() && it->get<bool>()) ||
-                                  (it->is_number_integer() && it->get<int>() != 0)));
-    } else if (auto* combo = qobject_cast<QComboBox*>(editor)) {
-      const int i = present && it->is_string() ? combo->findText(QString::fromStdString(it->get<std::string>())) : -1;
-      combo->setCurrentIndex(i >= 0 ? i : 0);
-    }
+  for (const ParamSpec& s : template_params(kernel)) {
+    if (std::string(s.key) == "devices")
+      if (auto* spin = qobject_cast<QSpinBox*>(editors_.value(QStringLiteral("devices"))))
+        spin->setMaximum(deviceLimit(hardware));
+    const bool has_auto = s.optional || s.kind == ParamKind::kSplit;
+    showValue(s, param_at(params, s.key), has_auto ? auto_value(kernel, s, params) : QString(), params);
   }
   updating_ = false;
 }

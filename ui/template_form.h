@@ -1,22 +1,28 @@
-// The form of the templates other than gemm (attention; rmsnorm, layernorm, softmax,
-// silu_mul, add), built from a table of their parameters (DESIGN.md's CLI contract) with the
-// ranges the engine accepts. Optional parameters show "auto" (the template's default, which
-// may depend on the GPU and the other parameters) until set; setting a box back to "auto"
-// removes the field.
+// The form of the templates other than gemm, built from their parameter tables
+// (ui/template_params.h) with the ranges and choices the engine accepts, in one group box
+// per part of the problem. Optional parameters show "auto (value)", the engine's default
+// for this plan, until set; setting a box back to "auto" removes the field. split_kv reads
+// "auto (8)" for `true` (the template picks the count) and a count otherwise. Collective
+// algorithms are those that run the plan's collective on its device count; devices go up
+// to the GPUs of the plan's system profile.
 //
-//   batch [4]  heads [32]  kv_heads [8]  seq_q [4096]  seq_kv [4096]  head_dim [128]
-//   causal [x]  dtype [bf16 ▾]  variant [auto ▾]  block_m [auto] ...
+//   ┌ Problem ───────────────────┐ ┌ Kernel ─────────────────┐ ┌ Communication ─────┐
+//   │ batch [4]  heads [32] ...  │ │ variant [auto (fa2) ▾]  │ │ devices [8]        │
+//   │ causal [x] dtype [bf16 ▾]  │ │ split_kv [auto (8)]     │ │ algorithm [auto ▾] │
 #pragma once
 
+#include <QHash>
 #include <QMap>
 #include <QString>
 #include <QWidget>
 
 #include <nlohmann/json.hpp>
 
-class QFormLayout;
+class QVBoxLayout;
 
 namespace tilesight::ui {
+
+struct ParamSpec;
 
 class TemplateForm : public QWidget {
   Q_OBJECT
@@ -26,7 +32,10 @@ class TemplateForm : public QWidget {
 
   static bool hasForm(const std::string& kernel);
   // Rebuilds the form for `kernel` when it changed, and shows `params` without emitting.
-  void showParams(const std::string& kernel, const nlohmann::json& params);
+  // `hardware`: the plan's profile (a system profile bounds `devices`).
+  void showParams(const std::string& kernel, const nlohmann::json& params,
+                  const std::string& hardware = {});
+  // The editor of a field ("seq_kv", "model.layers"), nullptr when the form has none.
   QWidget* editor(const QString& key) const { return editors_.value(key); }
 
  signals:
@@ -34,10 +43,16 @@ class TemplateForm : public QWidget {
 
  private:
   void build(const std::string& kernel);
+  QWidget* makeEditor(const ParamSpec& spec);
+  void showValue(const ParamSpec& spec, const nlohmann::json* value, const QString& resolved,
+                 const nlohmann::json& params);
+  int deviceLimit(const std::string& hardware);
 
   std::string kernel_;
-  QFormLayout* form_ = nullptr;
+  QVBoxLayout* column_ = nullptr;
+  QList<QWidget*> groups_;
   QMap<QString, QWidget*> editors_;
+  QHash<QString, int> device_limits_;  // system profile -> GPUs
   bool updating_ = false;
 };
 

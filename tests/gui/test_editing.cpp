@@ -42,6 +42,7 @@ class EditingTest : public QObject {
 
   void init() {
     window_ = std::make_unique<MainWindow>(MainWindowOptions{.persist = false});
+    window_->setUnsavedPrompt([](const QString&) { return QMessageBox::Discard; });  // never block
     window_->resize(1400, 900);
     window_->show();
     test::ResultWaiter wait(session());
@@ -211,7 +212,8 @@ class EditingTest : public QObject {
     QCOMPARE(session().plan()["params"]["seq_kv"].get<int>(), 8192);
     QVERIFY(session().prediction()->latency_us > before);
     auto* block = qobject_cast<QSpinBox*>(window_->configPanel()->templateForm()->editor("block_m"));
-    QCOMPARE(block->text(), QStringLiteral("auto"));  // optional: the template's default
+    // Optional: the template's default, FA2's 128x64 tile at head_dim 128 (attention.cpp).
+    QCOMPARE(block->text(), QStringLiteral("auto (128)"));
     QVERIFY(window_->files().openPath(test::example_path("rmsnorm_h200.json"), true).isEmpty());
     QVERIFY(window_->configPanel()->templateForm()->editor("cols"));
   }
