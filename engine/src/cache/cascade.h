@@ -61,7 +61,8 @@ struct Outcome {
   double near_hit = 0;
   double far_lookup = 0;
   double far_hit = 0;
-  double pending = 0;        // misses on a fill already in flight: no lookup further down, no DRAM
+  double pending = 0;        // served by a fill already in flight: no lookup further down, no DRAM
+  double merged = 0;         // of pending: requests merged before L2 (no lookup at all)
   double near_distance = 0;  // D_T in the near cache, tiles
 };
 

@@ -56,26 +56,39 @@ double derived_skew(const hw::HardwareSpec& hw) {
   return (hw.dram_latency_ns - hw.l2.latency_ns) / hw.dram_latency_ns;
 }
 
-// The fill window (misses in flight, beyond the paper): a miss stays pending for one DRAM
-// round trip; touches of its block in that time by the same SM group find the fill under way.
-// ncu counts them as misses (a lookup that does not find the data), though they read no DRAM.
-// In iterations: the DRAM latency over the time of one iteration, the roofline of the SM's
-// resident tiles: their tensor-core work at the SM's share of the tensor rate, or their loads
-// at one SM's path from L2 (l2.per_sm_bandwidth), whichever is longer.
+// The fill window (misses in flight, beyond the paper): a miss stays pending for one round
+// trip; touches of its block in that time by the same SM group are served by its fill
+// (sdcm_tally.cpp: those that reach a lookup count as hits, the rest merge). In iterations:
+// the round trip over the time of one iteration, the roofline of the SM's resident tiles:
+// their tensor-core work at the SM's share of the tensor rate, or their loads at one SM's
+// path from L2 (l2.per_sm_bandwidth), whichever is longer. The round trip is the DRAM latency
+// when the memory system is idle, and under load the time the SM's path from L2 takes to
+// drain the bytes its software pipelines keep in flight (Little's law, as the loads-in-flight
+// sweep of hw_profiles/calibrate/h200 shows: 132 SMs x 64 KiB in flight take 2.0 us at
+// 4.37 TB/s from DRAM, 0.6 us at 7.2 TB/s for 32 KiB from L2): stages - 1 stages of every
+// resident tile. A load-bound pipeline thus keeps a fill in flight stages - 1 iterations.
 double derived_fill_window(const plan::TileProgram& p, const hw::HardwareSpec& hw,
                            const std::vector<AccessPlan>& plans, double resident, double steps) {
   if (hw.dram_latency_ns <= 0 || hw.sm_count <= 0) return 0;
-  double tc_s = 0, load_bytes = 0;
+  double tc_s = 0, load_bytes = 0, in_flight = 0;  // per tile; in_flight: bytes its pipeline keeps in flight
   for (const auto& a : p.actions) {
     if (a.op != plan::OpKind::kMmaTc) continue;
     const double rate = hw.tensor_flops(a.dtype, a.mma) / hw.sm_count;
     if (rate > 0) tc_s += a.flops * static_cast<double>(p.executions_per_tile(a.loop)) / rate;
   }
-  for (const AccessPlan& ap : plans)
-    if (!ap.access->write) load_bytes += ap.request_bytes * ap.executions;
-  const double load_s = hw.l2.per_sm_bandwidth > 0 ? load_bytes / hw.l2.per_sm_bandwidth : 0;
+  for (const AccessPlan& ap : plans) {
+    if (ap.access->write) continue;
+    const double bytes = ap.request_bytes * ap.executions;
+    load_bytes += bytes;
+    const plan::Loop* loop = p.find_loop(ap.access->loop);
+    const auto ahead = static_cast<double>(loop ? std::max<std::int64_t>(1, loop->stages - 1) : 1);
+    in_flight += ahead * bytes / std::max(1.0, steps);
+  }
+  const double per_sm = hw.l2.per_sm_bandwidth;
+  const double load_s = per_sm > 0 ? load_bytes / per_sm : 0;
   const double iteration_s = resident * std::max(tc_s, load_s) / std::max(1.0, steps);
-  return iteration_s > 0 ? hw.dram_latency_ns * 1e-9 / iteration_s : 0;
+  const double round_trip_s = std::max(hw.dram_latency_ns * 1e-9, per_sm > 0 ? resident * in_flight / per_sm : 0);
+  return iteration_s > 0 ? round_trip_s / iteration_s : 0;
 }
 
 StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw, const TileLaunchOrder& order,
@@ -117,6 +130,7 @@ AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, cons
     at.l2_far_lookup_bytes = sums.far_lookups;
     at.l2_far_hit_bytes = sums.far_hits;
     at.l2_pending_bytes = sums.pending;
+    at.l2_merged_bytes = sums.merged;
   }
   return at;
 }
@@ -156,7 +170,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
   k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.fill_window);
   k.add(p.shape.foreign_share).add(p.shape.whole_stream).add(sm_count);
-  k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact);
+  k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact).add(o.merge_per_lookup);
   return k.str();
 }
 
@@ -200,8 +214,9 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   Tally t = detail::empty_tally(p.plans.size(), waves, p.shape.slots, tiles, maps);
   if (p.shape.fill_window > 0) {
     t.fill_window = p.shape.fill_window;
+    t.merge_per_lookup = std::max<std::int64_t>(1, options.merge_per_lookup);
     for (const AccessPlan& ap : p.plans)
-      t.run_hit.emplace_back(static_cast<std::size_t>(ap.keys.count() * p.lv.groups), std::nan(""));
+      t.runs.emplace_back(static_cast<std::size_t>(ap.keys.count() * p.lv.groups), Tally::Run{});
   }
   const int samples = p.shape.skew.per_iteration > 0 ? std::max(1, options.k_samples) : 1;
   const detail::TallyContext ctx{p.plans, streamed, blocks, p.lv, waves, 1.0 / samples};

@@ -10,9 +10,9 @@ namespace {
 
 void add_position(Tally& t, std::size_t i, const Outcome& o, bool l15, double bytes) {
   t.l2_hits[i] += bytes * (l15 ? o.far_hit : o.near_hit + o.far_hit);
-  t.l2_lookups[i] += bytes * (l15 ? o.far_lookup : 1 + o.far_lookup);
+  t.l2_lookups[i] += bytes * (l15 ? o.far_lookup : 1 - o.merged + o.far_lookup);
   t.near_hits[i] += bytes * o.near_hit;
-  t.near_lookups[i] += bytes;
+  t.near_lookups[i] += bytes * (1 - o.merged);
   t.distance[i] += o.near_distance;
   t.count[i] += 1;
 }
@@ -33,20 +33,33 @@ void tally_accesses(const WaveStream& wave, const TallyContext& c, Tally& t, con
     const PerAccess& pa = per[static_cast<std::size_t>(sa.access)];
     const double req = pa.req;
     Outcome o = pa.levels->block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, pa);
-    if (!t.run_hit.empty() && pa.levels->block() > 0) {
-      double& run = t.run_hit[pa.plan][static_cast<std::size_t>(sa.key * c.levels.groups + sa.group)];
-      if (sa.gap_same < t.fill_window && !std::isnan(run))
-        o = Outcome{.near_hit = run, .pending = 1 - run, .near_distance = o.near_distance};
-      else
-        run = o.near_hit;
+    if (!t.runs.empty() && pa.levels->block() > 0) {
+      // Misses in flight (ncu_pending.csv, burst rows): a touch of the block by the same SM
+      // group within one fill window of the run's first touch is served by that touch's fill.
+      // Where the block was there it is a plain hit; where its fill is in flight the request
+      // finds the sector pending, which ncu counts as a hit (2 CTAs: 32768 hits and 32768
+      // misses of 65536), and all but every merge_per_lookup-th of those followers merge
+      // before a lookup (8, 16 and 66 CTAs per partition reading at once: 3, 5.5 and 17.7
+      // lookups per sector, 1 + ceil((n - 1) / 4) = 3, 5, 18).
+      Tally::Run& run = t.runs[pa.plan][static_cast<std::size_t>(sa.key * c.levels.groups + sa.group)];
+      if (!std::isnan(run.hit) && run.age + sa.gap_same < t.fill_window) {
+        run.age += sa.gap_same;
+        const double looked = run.followers++ % t.merge_per_lookup == 0 ? 1.0 : 0.0;
+        const double in_flight = 1 - run.hit;
+        o = Outcome{.near_hit = run.hit + in_flight * looked, .pending = in_flight, .merged = in_flight * (1 - looked),
+                    .near_distance = o.near_distance};
+      } else {
+        run = {.hit = o.near_hit, .age = 0, .followers = 0};
+      }
     }
     auto& sums = t.access[pa.plan];
-    sums.near_lookups += req;
+    sums.near_lookups += req * (1 - o.merged);
     sums.near_hits += req * o.near_hit;
     sums.far_lookups += req * o.far_lookup;
     sums.far_hits += req * o.far_hit;
     sums.pending += req * o.pending;
-    sums.dram += req * std::max(0.0, 1 - o.near_hit - o.far_hit - o.pending);
+    sums.merged += req * o.merged;
+    sums.dram += req * std::max(0.0, 1 - o.near_hit - o.far_hit - o.merged);
     if (!maps) continue;
     const auto pos = static_cast<std::size_t>(t.offset[static_cast<std::size_t>(wave.sample)] + sa.pos % t.slots);
     add_position(t, pos * c.plans.size() + pa.plan, o, c.levels.l15, pa.tile_bytes);

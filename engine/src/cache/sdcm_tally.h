@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "cascade.h"
@@ -24,17 +25,24 @@ struct AccessPlan {
 // Hits and lookups per access (whole kernel) and, for the maps, per sampled position.
 struct Tally {
   struct Sums {
-    double near_lookups = 0, near_hits = 0, far_lookups = 0, far_hits = 0, pending = 0, dram = 0;
+    double near_lookups = 0, near_hits = 0, far_lookups = 0, far_hits = 0, pending = 0, merged = 0, dram = 0;
   };
   std::vector<Sums> access;
   // Per-position sums, [position * accesses + access] with the positions of the sampled waves
   // one after another (offset[sample] + slot); empty when no maps are drawn.
   std::vector<std::int64_t> offset;
   std::int64_t slots = 1;
-  // Per access, [key * groups + group]: near-hit share of the touch that opened the block's
-  // current run of touches within the fill window (NaN: none yet).
-  std::vector<std::vector<double>> run_hit;
-  double fill_window = 0;  // iterations
+  // Per access, [key * groups + group], the block's current run of touches within the fill
+  // window: the near-hit share of the touch that opened it (NaN: none yet), the iterations
+  // since it opened and the touches that followed it.
+  struct Run {
+    double hit = std::numeric_limits<double>::quiet_NaN();
+    double age = 0;
+    std::int64_t followers = 0;
+  };
+  std::vector<std::vector<Run>> runs;
+  double fill_window = 0;     // iterations
+  std::int64_t merge_per_lookup = 1;  // followers of a fill in flight per L2 lookup
   std::vector<double> l2_hits, l2_lookups, near_hits, near_lookups, distance, count;
 };
 

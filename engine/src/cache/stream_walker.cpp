@@ -18,6 +18,23 @@ double wave_width(std::int64_t w, const StreamShape& s) {
   return std::clamp(drift * std::sqrt(12.0 * static_cast<double>(w) * steps), 1.0, std::max(1.0, steps));
 }
 
+// A tile's drift after k iterations of its loop (sd, iterations). Each iteration adds a step of
+// sd `per_iteration`, but the tiles of a wave share blocks: one that falls behind finds them
+// in L2 (its iterations take the L2 latency, not the DRAM one) and catches up by
+// (DRAM - L2) / DRAM latency iterations per iteration of lag, the same `per_iteration`
+// (theta); one ahead pays the misses and slows. The lag is an AR(1) walk
+// x' = (1 - theta) x + step, sd after k steps per_iteration * sqrt((1 - (1 - theta)^2k) /
+// (theta (2 - theta))): sqrt(k) steps at first, then bounded (0.56 iterations on the H200
+// profile) instead of sqrt(k) for good. The burst rows of ncu_pending.csv show the catch-up:
+// 8 CTAs started 1.6 us (four DRAM round trips) apart still reach L2 as a convoy (lookups
+// 98304 at no stagger, 116884 at 800 FMAs per CTA, of 262144 requests).
+double within_tile_drift(const SkewModel& skew, double k) {
+  const double s = skew.per_iteration;
+  if (!(s > 0) || !(k > 0)) return 0;
+  const double theta = std::min(s, 1.0);
+  return s * std::sqrt((1 - std::pow(1 - theta, 2 * k)) / (theta * (2 - theta)));
+}
+
 // A deterministic standard normal per launch position: a hash of the position picks one of
 // 1024 evenly spaced normal quantiles (Acklam's approximation of the inverse CDF), so the
 // drift of a tile is reproducible and costs a table lookup; no global random state.
@@ -95,11 +112,10 @@ void StreamWalker::start(const TileSequence& tiles, const StreamInput& input, co
 }
 
 // The phases of wave w (iterations after the wave's start): start times rising with launch
-// position, plus each tile's own drift within the tile (random walk of sd per_iteration *
-// sqrt(k)). Sorted: `order` holds the tiles in the order they touch.
+// position, plus each tile's own drift within the tile (within_tile_drift). Sorted: `order` holds the tiles in the order they touch.
 const StreamWalker::Phases& StreamWalker::phases_of(std::int64_t w, std::int64_t count, bool sorted) {
   const std::int64_t slots = shape_.slots, first = w * slots;
-  const double drift = shape_.skew.per_iteration * std::sqrt(k_);
+  const double drift = within_tile_drift(shape_.skew, k_);
   for (Phases& p : recent_)
     if (p.wave == w && p.count == count && p.slots == slots && p.steps == shape_.steps &&
         p.skew == shape_.skew.per_iteration && p.k == k_) {

@@ -17,6 +17,13 @@ L2, --cache-control all):
           sectors says whether repeated rows in separate load instructions reach L2 (and hit)
           or merge before it (the 16 x 4096 rows of l2_hit_corpus.csv: 0.73 at BK 32, 0.40 at
           BK 64).
+  burst_dot / repeat_dot  the same two through the copies the corpus's GEMMs use: Triton's
+          pipelined loop (num_stages 3) turns loads that feed tl.dot into cp.async copies to
+          shared memory, which bypass L1. burst_dot: CTAS CTAs multiply the same 128 x K and
+          K x 128 bf16 operands (K 4096, 1 MiB each) at BK 32/64/128 (the corpus's B lookups
+          per request fall from ~0.8 at BK 32 to ~0.55 at BK 64, docs/cache-model.md);
+          repeat_dot: one CTA, 256 rows wrapped modulo M = 16 or 64, BK 32/64. Added
+          2026-11-29, not yet run.
 
 Run on the H200 from the repository root (~1 min):
 
@@ -38,7 +45,14 @@ CTAS = (2, 8, 32, 132)
 SPINS = (0, 25, 50, 100, 200, 400, 800)  # dependent FMAs between consecutive CTAs' starts
 REPEAT = [(16, 256, bk) for bk in (32, 64, 128)] + [(64, 256, bk) for bk in (32, 64)] + [(256, 256, 64)]
 
-CONFIGS = [("burst", c, s) for c in CTAS for s in SPINS] + [("repeat",) + r for r in REPEAT]
+DOT_K = 4096
+DOT_BKS = (32, 64, 128)
+REPEAT_DOT = [(m, 256, bk) for m in (16, 64) for bk in (32, 64)]
+
+# New kinds go at the end: --parse pairs ncu's rows with CONFIGS by launch order, so older raw
+# files (without them) still parse.
+CONFIGS = ([("burst", c, s) for c in CTAS for s in SPINS] + [("repeat",) + r for r in REPEAT]
+           + [("burst_dot", c, bk) for c in CTAS for bk in DOT_BKS] + [("repeat_dot",) + r for r in REPEAT_DOT])
 
 
 def run():
@@ -67,6 +81,35 @@ def run():
             acc += tl.load(a + rows[:, None] * K + k + tl.arange(0, BK)[None, :]).to(tl.float32)
         tl.store(out + tl.arange(0, ROWS)[:, None] * BK + tl.arange(0, BK)[None, :], acc)
 
+    @triton.jit
+    def burst_dot(a, b, out, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pid = tl.program_id(0)               # every CTA reads the same a (BM x K) and b (K x BN)
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        a_ptrs = a + rm[:, None] * K + rk[None, :]
+        b_ptrs = b + rk[:, None] * BN + rn[None, :]
+        acc = tl.zeros([BM, BN], dtype=tl.float32)
+        for _ in range(0, K, BK):
+            acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+            a_ptrs += BK
+            b_ptrs += BK * BN
+        tl.store(out + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)
+
+    @triton.jit
+    def repeat_dot(a, b, out, M, K, ROWS: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        rows = tl.arange(0, ROWS) % M        # wrapped as in the tutorial matmul
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        a_ptrs = a + rows[:, None] * K + rk[None, :]
+        b_ptrs = b + rk[:, None] * BN + rn[None, :]
+        acc = tl.zeros([ROWS, BN], dtype=tl.float32)
+        for _ in range(0, K, BK):
+            acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+            a_ptrs += BK
+            b_ptrs += BK * BN
+        tl.store(out + tl.arange(0, ROWS)[:, None] * BN + rn[None, :], acc)
+
     dev = "cuda"
     src = torch.randn(BYTES // 2, device=dev, dtype=torch.bfloat16)
     out = torch.empty(132 * 1024, device=dev, dtype=torch.float32)
@@ -74,12 +117,24 @@ def run():
         if cfg[0] == "burst":
             _, ctas, spin = cfg
             burst[(ctas,)](src, out, BYTES // 2, spin, BLOCK=1024, num_warps=4)
-        else:
+        elif cfg[0] == "repeat":
             _, m, rows, bk = cfg
             k = 4096
             a = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
             o = torch.empty(rows * bk, device=dev, dtype=torch.float32)
             repeat[(1,)](a, o, m, k, ROWS=rows, BK=bk, num_warps=4)
+        elif cfg[0] == "burst_dot":
+            _, ctas, bk = cfg
+            a = torch.randn(128, DOT_K, device=dev, dtype=torch.bfloat16)
+            b = torch.randn(DOT_K, 128, device=dev, dtype=torch.bfloat16)
+            o = torch.empty(ctas * 128 * 128, device=dev, dtype=torch.float32)
+            burst_dot[(ctas,)](a, b, o, DOT_K, BM=128, BN=128, BK=bk, num_warps=4, num_stages=3)
+        else:
+            _, m, rows, bk = cfg
+            a = torch.randn(m, DOT_K, device=dev, dtype=torch.bfloat16)
+            b = torch.randn(DOT_K, 64, device=dev, dtype=torch.bfloat16)
+            o = torch.empty(rows * 64, device=dev, dtype=torch.float32)
+            repeat_dot[(1,)](a, b, o, m, DOT_K, ROWS=rows, BN=64, BK=bk, num_warps=4, num_stages=3)
     torch.cuda.synchronize()
 
 
@@ -87,17 +142,21 @@ def parse(path):
     text = open(path).read()
     lines = [l for l in text.splitlines() if l.startswith('"')]
     rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
-    rows = [r for r in rows if r.get("Kernel Name", "").startswith(("burst", "repeat"))]
+    rows = [r for r in rows if r.get("Kernel Name", "").startswith(("burst", "repeat"))]  # and the _dot ones
     w = csv.writer(sys.stdout)
     w.writerow(["kind", "a", "b", "tex_read_sectors", "tex_read_hit", "tex_read_miss", "l2_hit_pct",
                 "l2_sectors", "l2_hit_sectors", "dram_read_bytes", "duration_ns", "requested_sectors"])
     for cfg, r in zip(CONFIGS, rows):
         if cfg[0] == "burst":
             requested = cfg[1] * BYTES / 32
-        else:
+        elif cfg[0] == "repeat":
             requested = cfg[2] * 4096 * 2 / 32
+        elif cfg[0] == "burst_dot":      # A and B, 128 x K and K x 128 bf16, per CTA
+            requested = cfg[1] * 2 * 128 * DOT_K * 2 / 32
+        else:                            # ROWS x K of A (wrapped) and K x 64 of B
+            requested = (cfg[2] + 64) * DOT_K * 2 / 32
         g = lambda m: r.get(m, "")
-        w.writerow([cfg[0], cfg[1], cfg[2] if cfg[0] == "burst" else f"{cfg[2]}x{cfg[3]}",
+        w.writerow([cfg[0], cfg[1], cfg[2] if cfg[0] in ("burst", "burst_dot") else f"{cfg[2]}x{cfg[3]}",
                     g("lts__t_sectors_srcunit_tex_op_read.sum"), g("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"),
                     g("lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"), g("lts__t_sector_hit_rate.pct"),
                     g("lts__t_sectors.sum"), g("lts__t_sectors_lookup_hit.sum"), g("dram__bytes_read.sum"),

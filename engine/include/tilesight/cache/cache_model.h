@@ -22,8 +22,9 @@ struct AccessTraffic {
   double l2_hit_bytes = 0;
   double l2_far_lookup_bytes = 0;  // of l2_lookup_bytes: second lookups in a far (home) partition
   double l2_far_hit_bytes = 0;     // of l2_hit_bytes: hits there
-  double l2_pending_bytes = 0;     // of the misses: lookups that found the block's fill in flight
-                                   // (counted as misses, as ncu does; no DRAM read of their own)
+  double l2_pending_bytes = 0;     // requests served by a fill already in flight (no DRAM read of
+                                   // their own); those that reach a lookup count as hits, as ncu does
+  double l2_merged_bytes = 0;      // of those: requests merged before L2 (not in l2_lookup_bytes)
 
   double dram_fraction() const { return requested_bytes > 0 ? dram_bytes / requested_bytes : 0; }
 };

@@ -65,7 +65,8 @@ class ReuseKeys {
 // Inter-SM skew (§5.3): iteration times vary by `per_iteration` iterations (standard
 // deviation), so after n iterations two slots are apart by a random walk of sd
 // per_iteration * sqrt(n). A wave's start times spread uniformly over sqrt(12) times the
-// slots' drift (at least one iteration, at most one tile); within the tile each one drifts on.
+// slots' drift (at least one iteration, at most one tile); within the tile each one drifts
+// on, bounded by the catch-up of tiles that fall behind (stream_walker.cpp).
 struct SkewModel {
   double per_iteration = 0;  // 0: lockstep
 };

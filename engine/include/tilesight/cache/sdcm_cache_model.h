@@ -17,8 +17,8 @@
 //
 // What it gives, e.g. 1024 x 28672 x 8192 bf16, 128 x 128 tiles on the H200 profile:
 //   launch order      l2_hit_rate   DRAM read      (ncu: hit rate, DRAM read)
-//   row-major         0.40          3.80 GB        (0.31, 3.83 GB)
-//   grouped(16)       0.84          0.71 GB        (0.79, 0.71 GB)
+//   row-major         0.37          3.81 GB        (0.31, 3.83 GB)
+//   grouped(16)       0.81          0.71 GB        (0.79, 0.71 GB)
 #pragma once
 
 #include <cstdint>
@@ -35,12 +35,16 @@ struct SdcmOptions {
   std::optional<LaunchOrderSpec> order;          // overrides the plan's launch order
   std::optional<double> skew_per_iteration;      // overrides the derived inter-SM skew (§5.3)
   std::optional<double> fill_window;             // overrides the derived miss-in-flight window (0: off)
+  // Requests that find a fill in flight reach an L2 lookup one in this many, the first always
+  // (ncu_pending.csv, burst rows; docs/cache-model.md); 1: every request is looked up.
+  std::int64_t merge_per_lookup = 4;
   int k_samples = 1;                             // k-slices sampled along the reduction axis
   std::int64_t max_waves = 2;                    // full waves evaluated (0: all); see sample_waves
   bool tile_maps = true;                         // fill CacheTraffic::tile_maps
   bool exact = false;                            // eq. 7 instead of eqs. 8-10 (slow)
   // Reuse this thread's last few analyses of the same inputs (exact; not with tile_maps): a
-  // tile-config search varies stages and warps, which the cache model does not see.
+  // tile-config search varies warps, which the cache model does not see (stages it sees
+  // through the fill window: what the pipeline keeps in flight).
   bool memo = true;
 };
 
