@@ -368,6 +368,24 @@ TEST_CASE("an operand whose rows are not provably 16-byte aligned loads through 
         Approx(279.78e-9).epsilon(1e-4));
   CHECK(model::resource_vector(prog.actions[0], hw, rates, none)[Resource::kSmem] ==
         Approx(8192 / 234.24e9));
+  // With the path measured (l1_sectors.cu: 3.48 sectors and at least 3.18 cycles per warp
+  // load): B is row-major, contiguous along N, so each load touches 32 sectors (ncu on this
+  // kernel): max(3.18, 32 / 3.48 = 9.195) + 1 cycle for its st.shared = 10.195 cycles x 64
+  // instructions x 128 B = 83,518 B at 234.24 GB/s = 356.55 ns.
+  CHECK(prog.actions[1].lane_sectors == 32);
+  auto measured = hw;
+  measured.l1_sectors_per_clk = 3.48, measured.lsu_instruction_cycles = 3.18;
+  CHECK(model::resource_vector(prog.actions[1], measured, rates, none)[Resource::kSmem] ==
+        Approx(356.55e-9).epsilon(1e-4));
+  // Stored contiguous along K (A row-major with K = 3001), 2.45 sectors: the 3.18-cycle floor
+  // binds: 128 x 32 = 4096 elements, 128 instructions x 4.18 cycles x 128 B = 68,485 B.
+  auto odd_k = p;
+  odd_k.K = 3001;
+  const auto prog_k = kernels::lift_gemm(odd_k);
+  REQUIRE(prog_k.actions[0].via_registers);
+  CHECK(prog_k.actions[0].lane_sectors == Approx(2.45));
+  CHECK(model::resource_vector(prog_k.actions[0], measured, rates, none)[Resource::kSmem] ==
+        Approx(68485.12 / 234.24e9).epsilon(1e-4));
   // cuBLAS's TMA kernels need only 16-byte aligned rows: 5000 x 2 B = 10,000 B is.
   auto tma = p;
   tma.warps = 12, tma.persistent = true;

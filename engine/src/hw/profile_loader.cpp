@@ -49,7 +49,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 13> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 15> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -63,6 +63,8 @@ constexpr std::array<Field<HardwareSpec>, 13> kTopFields{{
     {"dependent_launch_us", &HardwareSpec::dependent_launch_us, kOptionalNonNegative},
     {"pipeline_round_trip_ns", &HardwareSpec::pipeline_round_trip_ns, kOptionalNonNegative},
     {"smem_fill_bandwidth_per_sm", &HardwareSpec::smem_fill_bandwidth_per_sm, kOptionalNonNegative},
+    {"l1_sectors_per_clk", &HardwareSpec::l1_sectors_per_clk, kOptionalNonNegative},
+    {"lsu_instruction_cycles", &HardwareSpec::lsu_instruction_cycles, kOptionalNonNegative},
 }};
 
 constexpr std::array<Field<SmLimits>, 10> kLimitFields{{
@@ -363,7 +365,9 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "launch_overhead_us",
                        "dependent_launch_us",
                        "pipeline_round_trip_ns",
-                       "smem_fill_bandwidth_per_sm"});
+                       "smem_fill_bandwidth_per_sm",
+                       "l1_sectors_per_clk",
+                       "lsu_instruction_cycles"});
   read_identity(root, spec, errors);
   LeafReader leaves{read_default_source(root, errors), spec, errors};
   for (const auto& f : kTopFields) leaves.read(doc, "", f.key, spec.*(f.member), f.rule);

@@ -119,6 +119,14 @@ bool rows_via_registers(const GemmParams& p, std::int64_t leading_dim) {
 }
 }  // namespace
 
+// Sectors one warp's element-wise load touches (ncu on the corpus kernels,
+// tests/validation/h200/ncu_gemm_facts.csv): an operand stored contiguous along K reads 64
+// nearly consecutive bytes per warp instruction, 2.45 sectors on average (2500x7000x3000,
+// A); one contiguous along M or N spreads its lanes over 32 sectors (3000x5000x2048, B).
+namespace {
+double gemm_lane_sectors(bool contiguous_along_k) { return contiguous_along_k ? 2.45 : 32.0; }
+}  // namespace
+
 bool gemm_a_via_registers(const GemmParams& p) { return rows_via_registers(p, p.layout[0] == 't' ? p.M : p.K); }
 bool gemm_b_via_registers(const GemmParams& p) { return rows_via_registers(p, p.layout[1] == 't' ? p.K : p.N); }
 
@@ -214,10 +222,10 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
   prog.actions = {
       {.name = "load_a", .op = OpKind::kLoad, .operands = {"A"}, .bytes = a_bytes,
        .multicast = static_cast<double>(p.cluster_n), .via_registers = gemm_a_via_registers(p),
-       .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .lane_sectors = gemm_a_via_registers(p) ? gemm_lane_sectors(p.layout[0] == 'n') : 0.0, .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "load_b", .op = OpKind::kLoad, .operands = {"B"}, .bytes = b_bytes,
        .multicast = static_cast<double>(p.cluster_m), .via_registers = gemm_b_via_registers(p),
-       .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .lane_sectors = gemm_b_via_registers(p) ? gemm_lane_sectors(p.layout[1] == 't') : 0.0, .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
        .flops = 2.0 * c_tile * static_cast<double>(p.block_k), .bytes = a_bytes + b_bytes,
        .local_bytes = gemm_spill_bytes_per_iteration(p), .deps = {0, 1},

@@ -20,9 +20,18 @@ double seconds(double amount, double rate) { return amount > 0 && rate > 0 ? amo
 // 512 bytes or four 128-byte wavefronts of the SM's load/store data path, for 32 elements;
 // the st.shared into the tile buffer the same. That path moves 128 bytes a wavefront at the
 // profile's SMEM rate, so it is busy as if 2 x 512 bytes moved per 32 elements.
-double register_staged_lsu_bytes(const plan::TileAction& a) {
-  const double elements = a.bytes / dtype_bytes(a.dtype);
-  return 2.0 * 512.0 * elements / 32.0;
+//
+// Where the profile measured the path (l1_sectors.cu) and the load names its lanes' sectors,
+// each warp load instruction costs max(lsu_instruction_cycles, lane_sectors /
+// l1_sectors_per_clk) cycles and its st.shared one more; a cycle of the path is 128 bytes
+// at the SMEM rate.
+double register_staged_lsu_bytes(const plan::TileAction& a, const hw::HardwareSpec& hw) {
+  const double instructions = a.bytes / dtype_bytes(a.dtype) / 32.0;
+  if (a.lane_sectors > 0 && hw.l1_sectors_per_clk > 0 && hw.lsu_instruction_cycles > 0) {
+    const double load_cycles = std::max(hw.lsu_instruction_cycles, a.lane_sectors / hw.l1_sectors_per_clk);
+    return instructions * (load_cycles + 1.0) * 128.0;
+  }
+  return 2.0 * 512.0 * instructions;
 }
 
 std::string moved_tensor(const plan::TileAction& action) {
@@ -67,7 +76,7 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       u[Resource::kL2] = seconds(fetched * (1 - l15_share), rates.l2_bytes);
       u[Resource::kDram] = seconds(std::min(a.bytes * dram_share, fetched), rates.dram_bytes);
       if (a.op == OpKind::kLoad && a.result_level == Placement::kSmem)
-        u[Resource::kSmem] = seconds(a.via_registers ? register_staged_lsu_bytes(a) : a.bytes, rates.smem_bytes);
+        u[Resource::kSmem] = seconds(a.via_registers ? register_staged_lsu_bytes(a, hw) : a.bytes, rates.smem_bytes);
       if (a.result_level == Placement::kTmem) u[Resource::kTmem] = seconds(a.bytes, rates.tmem_bytes);
       break;
     }

@@ -87,6 +87,11 @@ struct HardwareSpec {
   // then uses the pointer-chase latency and the L2 lane alone).
   double pipeline_round_trip_ns = 0;      // issue-to-use of a stage whose data is in L2
   double smem_fill_bandwidth_per_sm = 0;  // bytes/s async copies move into one SM
+  // Element-wise register loads (hw_profiles/calibrate/l1_sectors.cu): a warp load instruction
+  // takes at least lsu_instruction_cycles of the SM's load/store path, more when its lanes
+  // touch many sectors, which the L1 serves at l1_sectors_per_clk. 0: not measured.
+  double l1_sectors_per_clk = 0;
+  double lsu_instruction_cycles = 0;
 
   // Where each number came from, keyed by the JSON path in the profile:
   // {"l2.bandwidth": "measured on H200, hw_profiles/calibrate/bw_sweep.py", ...}

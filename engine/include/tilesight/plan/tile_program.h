@@ -96,6 +96,8 @@ struct TileAction {
   bool via_registers = false;             // loads: element-wise ld.global + st.shared through
                                           // registers (no cp.async/TMA): single-buffered, not
                                           // prefetched by the software pipeline
+  double lane_sectors = 0;                // via_registers loads: 32-byte sectors one warp load
+                                          // instruction touches (0: 16, a 512-byte span)
   std::vector<std::size_t> deps;          // indices of actions in the same iteration
   Placement result_level = Placement::kRegister;  // scratchpad level of the result
   std::string loop;                       // innermost loop it runs in; "" = tile body
