@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QFont>
+#include <QFontMetricsF>
 #include <QGraphicsPathItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
@@ -94,7 +95,7 @@ void DagScene::addNode(const DagAction& a, QPointF centre) {
     auto* item = new QGraphicsSimpleTextItem(s, box);
     QFont font = item->font();
     font.setBold(bold);
-    font.setPointSizeF(bold ? 9.5 : 8.5);
+    font.setPointSizeF(bold ? 10 : 9);  // at PlanEditor::kMinScale: 8 and 7.2 pt
     item->setFont(font);
     item->setBrush(ink);
     const QRectF r = item->boundingRect();
@@ -103,10 +104,18 @@ void DagScene::addNode(const DagAction& a, QPointF centre) {
   };
   const double left = -kNodeWidth / 2 + 8, right = kNodeWidth / 2 - 8;
   QString name = QString::fromStdString(a.name);
-  if (name.size() > 16) name = name.left(15) + QChar(0x2026);
+  QFont bold;
+  bold.setPointSizeF(10);
+  bold.setBold(true);
+  name = QFontMetricsF(bold).elidedText(name, Qt::ElideRight, (right - left) * 0.72);
   text(name, {left, -10}, true, Qt::AlignLeft);
   text(to_qstring(resource_lane(a.pipeline)), {right, -10}, false, Qt::AlignRight);
-  text(QString::fromStdString(a.op) + " · " + amount(a), {left, 11}, false, Qt::AlignLeft);
+  // What does not fit the box is elided; the tooltip has all of it.
+  QFont small;
+  small.setPointSizeF(9);
+  const QString detail = QFontMetricsF(small).elidedText(QString::fromStdString(a.op) + " · " + amount(a),
+                                                         Qt::ElideRight, right - left);
+  text(detail, {left, 11}, false, Qt::AlignLeft);
 }
 
 void DagScene::addEdge(const std::vector<QPointF>& route) {

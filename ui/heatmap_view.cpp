@@ -53,6 +53,15 @@ HeatmapView::HeatmapView(QWidget* parent)
   plot_->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
   scale_->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
   plot_->yAxis->setRangeReversed(true);  // row 0 at the top, as a matrix is written
+  // Tiles are counted: ticks on whole tiles only (a one-wide grid reads "0", not -0.4 ... 0.4),
+  // few enough on a narrow dock that the labels do not run into each other.
+  for (auto [axis, count] : {std::pair{plot_->xAxis, 4}, std::pair{plot_->yAxis, 5}}) {
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    ticker->setTickCount(count);
+    axis->setTicker(ticker);
+  }
   message_ = add_plot_message(*plot_);
 
   connect(selector_, qOverload<int>(&QComboBox::currentIndexChanged), this, &HeatmapView::showMap);

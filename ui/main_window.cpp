@@ -118,7 +118,8 @@ void MainWindow::createDocks() {
   resizeDocks({config, report}, {290, 440}, Qt::Horizontal);
   resizeDocks({envelope, heatmap, network}, {420, 380, 260}, Qt::Horizontal);
   resizeDocks({envelope}, {330}, Qt::Vertical);
-  resizeDocks({report, editor}, {360, 560}, Qt::Vertical);
+  // The report's utilisation table whole above the editor (its DAG scrolls when large).
+  resizeDocks({report, editor}, {590, 350}, Qt::Vertical);
 }
 
 void MainWindow::createMenus() {

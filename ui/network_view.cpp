@@ -86,6 +86,7 @@ NetworkView::NetworkView(QWidget* parent)
   font.setPointSizeF(font.pointSizeF() * 1.2);
   headline_->setFont(font);
   headline_->setAlignment(Qt::AlignCenter);
+  headline_->setWordWrap(true);  // a long list of collectives must not widen the dock
   headline_->setStyleSheet(QStringLiteral("color: #555;"));
   details_->setAlignment(Qt::AlignCenter);
   details_->setWordWrap(true);
@@ -106,13 +107,20 @@ void NetworkView::setPrediction(const report::Prediction& p) {
                           .arg(QString::fromStdString(p.hardware)));
     return;
   }
+  // Identical collectives (llm_decode's two all-reduces per layer) are said once, counted.
   QStringList parts;
-  for (const auto& c : p.network.collectives)
-    parts << tr("%1 %2 on %3 GPUs: %4/%5, busbw %6 GB/s")
-                 .arg(QString::fromStdString(c.collective), format_bytes(c.bytes))
-                 .arg(c.devices)
-                 .arg(QString::fromStdString(c.algorithm), QString::fromStdString(c.protocol))
-                 .arg(c.busbw_gbps, 0, 'f', 0);
+  QList<int> counts;
+  for (const auto& c : p.network.collectives) {
+    const QString part = tr("%1 %2 on %3 GPUs: %4/%5, busbw %6 GB/s")
+                             .arg(QString::fromStdString(c.collective), format_bytes(c.bytes))
+                             .arg(c.devices)
+                             .arg(QString::fromStdString(c.algorithm), QString::fromStdString(c.protocol))
+                             .arg(c.busbw_gbps, 0, 'f', 0);
+    if (const auto i = parts.indexOf(part); i >= 0) ++counts[i];
+    else parts << part, counts << 1;
+  }
+  for (qsizetype i = 0; i < parts.size(); ++i)
+    if (counts[i] > 1) parts[i] = QStringLiteral("%1 × %2").arg(counts[i]).arg(parts[i]);
   headline_->setText(parts.join(QStringLiteral("; ")));
   QString details = tr("bottleneck link %1; %2 links carried traffic")
                         .arg(QString::fromStdString(p.network.bottleneck_link))

@@ -5,11 +5,13 @@
 #include <QLabel>
 #include <QMenu>
 #include <QResizeEvent>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QToolBar>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "tilesight/plan/tile_program.h"
 #include "ui/action_properties.h"
@@ -31,10 +33,16 @@ PlanEditor::PlanEditor(QWidget* parent)
   note_->setStyleSheet(QStringLiteral("color: #555; padding: 0 4px;"));
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(view_);
-  split->addWidget(properties_);
+  // The property form scrolls, so the dock can be short and leave the report its height.
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(properties_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setMinimumHeight(60);
+  split->addWidget(scroll);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
-  split->setSizes({420, 240});
+  split->setSizes({300, 110});
   split->setChildrenCollapsible(false);
   view_->setMinimumHeight(160);
   connect(split, &QSplitter::splitterMoved, this, &PlanEditor::fitView);
@@ -129,9 +137,21 @@ void PlanEditor::resizeEvent(QResizeEvent* event) {
 
 void PlanEditor::fitView() {
   if (scene_->items().isEmpty()) return;
-  view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
-  // Never blow a small DAG up past its natural size: text would look oversized.
-  if (view_->transform().m11() > 1.0) view_->setTransform(QTransform());
+  const QRectF r = scene_->sceneRect();
+  const QSizeF port = view_->maximumViewportSize();  // the viewport without scroll bars
+  const double fit = std::min(port.width() / r.width(), port.height() / r.height());
+  // Never blow a small DAG up past its natural size (oversized text), nor shrink a large
+  // one until its labels cannot be read.
+  const double scale = std::clamp(fit, kMinScale, 1.0);
+  view_->setTransform(QTransform::fromScale(scale, scale));
+  if (scale <= fit) return view_->centerOn(r.center());
+  const QSizeF shown = QSizeF(view_->viewport()->size()) / scale;
+  view_->centerOn(r.center().x() > r.left() + shown.width() / 2 ? r.center().x() : r.left() + shown.width() / 2,
+                  r.top() + shown.height() / 2);  // the top of the DAG: where it starts
+}
+
+double PlanEditor::viewScale() const {
+  return view_->transform().m11();
 }
 
 QString PlanEditor::selectedAction() const {

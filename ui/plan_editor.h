@@ -10,6 +10,9 @@
 //   └──────────────────────────────────┘
 //   name [mma] op [mma_tc] FLOPs ... deps [x] load_a ...
 //
+// Fit shows the whole DAG when it fits at a readable size (PlanEditor::kMinScale), else the
+// top of it (the loads) at that size, with scroll bars.
+//
 // Every edit is a new document (ui/plan_edits.h) handed to planEdited with a label for the
 // undo stack. Editing a template instance turns it into the full tile program it lifts to:
 // template parameters cannot say "one more action", and the lifted program predicts exactly
@@ -44,7 +47,12 @@ class PlanEditor : public QWidget {
   void setPlan(const nlohmann::json& doc);
   void setPrediction(const report::Prediction& prediction);
 
+  // Fit never shrinks the DAG below this: its smallest label (9 pt) stays at 7 pt or more
+  // on screen; a larger DAG scrolls (and pans by dragging) instead.
+  static constexpr double kMinScale = 0.8;
+
   DagScene* scene() const { return scene_; }
+  double viewScale() const;
   QGraphicsView* view() const { return view_; }
   ActionProperties* properties() const { return properties_; }
   QAction* connectAction() const { return connect_; }

@@ -203,7 +203,29 @@ void TimelineView::addLegend() {
     swatch->setBrush(color);
     swatch->setPen(QPen(color.darker(140)));
   }
+  wrapLegend();
   plot_->legend->setVisible(!events_.empty());
+}
+
+// As many legend columns as the widest name allows at this width, so that no name is cut
+// ("load_kv_latent", not "load_kv_l"); more rows instead.
+void TimelineView::wrapLegend() {
+  const QFontMetrics metrics(plot_->legend->font());
+  int widest = 0;
+  for (const auto& name : actions_)
+    widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(name)));
+  const int column = widest + plot_->legend->iconSize().width() + plot_->legend->iconTextPadding() + 16;
+  const int columns = std::max(1, (plot_->width() - 16) / std::max(column, 1));
+  if (plot_->legend->wrap() == columns) return;
+  plot_->legend->setWrap(columns);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // re-flow the entries
+}
+
+void TimelineView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (actions_.empty()) return;
+  wrapLegend();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelineView::clearScene() {

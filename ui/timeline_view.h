@@ -60,6 +60,9 @@ class TimelineView : public QWidget {
  signals:
   void actionClicked(const QString& action);  // "" for a click on no bar
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   struct Phases {
     double prologue_end = 0, epilogue_start = 0, end = 0;
@@ -73,6 +76,7 @@ class TimelineView : public QWidget {
   void addFoldBand();
   void addBars();
   void addLegend();
+  void wrapLegend();
   void addBar(const report::TimelineEvent& event, const QColor& color);
   void updateLabels();
   void keepRangeInside();

@@ -3,6 +3,7 @@
 // the session predicts; a cycle is refused, not applied.
 #include <QDoubleSpinBox>
 #include <QGraphicsView>
+#include <QScrollBar>
 #include <QtTest>
 
 #include "gui_test_util.h"
@@ -43,6 +44,28 @@ class PlanEditorTest : public QObject {
     QVERIFY(mma >= 0);
     QVERIFY(dag.actions[static_cast<std::size_t>(mma)].pipeline_predicted);
     QCOMPARE(dag.actions[static_cast<std::size_t>(mma)].pipeline, Resource::kTC);
+  }
+
+  // A large DAG (mla_decode: 16 actions in 8 layers) in a dock-sized editor: fitting stops
+  // at the readable scale and scrolls; a small one fits whole at its natural size or less.
+  void largeDagsStayReadable() {
+    PlanEditor editor;
+    editor.resize(320, 520);
+    editor.show();
+    editor.setPlan(test::example("mla_decode_h200.json"));
+    editor.fitView();
+    QVERIFY(editor.scene()->nodeCount() >= 12);
+    QVERIFY2(editor.viewScale() >= PlanEditor::kMinScale, qPrintable(QString::number(editor.viewScale())));
+    QTRY_VERIFY(editor.view()->horizontalScrollBar()->isVisible() || editor.view()->verticalScrollBar()->isVisible());
+    // The top of the DAG (its first layer, the loads) is what shows.
+    QVERIFY(editor.view()->verticalScrollBar()->value() - editor.view()->verticalScrollBar()->minimum() <= 2);
+
+    editor.resize(900, 700);
+    editor.setPlan(test::example("custom_gemm_h200.json"));
+    editor.fitView();
+    QVERIFY(editor.viewScale() <= 1.0 && editor.viewScale() >= PlanEditor::kMinScale);
+    const QRectF shown = editor.view()->mapToScene(editor.view()->viewport()->rect()).boundingRect();
+    QVERIFY(shown.contains(editor.scene()->itemsBoundingRect()));
   }
 
   void editsAreNewDocuments() {

@@ -127,6 +127,23 @@ class ViewsTest : public QObject {
     QCOMPARE(map->data()->cell(1, 1), 100.0);  // row 1, col 1: 1.0 as percent
   }
 
+  // Tiles are counted: a one-wide grid (decode's single query block) ticks "0", never
+  // -0.4 ... 0.4, and no axis ticks between tiles.
+  void heatmapTicksWholeTilesOnly() {
+    HeatmapView view;
+    view.resize(380, 330);
+    auto p = prediction_;
+    p.hit_rate_maps = {{"K", "l2", "kv_head", "q_block", 8, 1, std::vector<double>(8, 0.0), {}}};
+    view.setPrediction(p);
+    view.plot()->replot();
+    for (QCPAxis* axis : {view.plot()->xAxis, view.plot()->yAxis}) {
+      const QVector<double> ticks = axis->tickVector();
+      QVERIFY(!ticks.isEmpty());
+      for (double t : ticks) QVERIFY2(t == std::round(t), qPrintable(QString::number(t)));
+    }
+    QVERIFY(view.plot()->xAxis->tickVector().contains(0.0));
+  }
+
   void networkViewSaysNoCrossDeviceTraffic() {
     NetworkView view;
     view.setPrediction(prediction_);
