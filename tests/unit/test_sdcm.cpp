@@ -274,6 +274,33 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
   }
 }
 
+TEST_CASE("wrapped rows of a tile wider than the tensor: each repeat a request, in flight by the burst rule",
+          "[cache][sdcm]") {
+  // 16 x 2048 x 1024 bf16, 64 x 256 x 64 tiles: one row of 8 tiles, all reading the same
+  // 16 x 64 block of A per k-step (2 KiB) and asking for it 4 times each (64 rows wrapped
+  // modulo 16, in cp.async copies of their own). One partition, no skew, a window past every
+  // reuse. Per k-step the 32 requests of A's block: tile 0's first misses (cold), its 3
+  // repeats are followers 0-2 (0 looked up); then each tile's touch and 3 repeats are
+  // followers 4t-1 .. 4t+2 (4t looked up). So 9 lookups (1 miss, 8 hits), 1 DRAM read,
+  // 23 merged, 31 served by the fill in flight. B's blocks are each tile's own.
+  auto one = h200_like();
+  one.l2.partitions = 1;
+  const auto prog = kernels::lift_gemm(gemm(16, 2048, 1024, 64, 256, 1, 2, 4));
+  const auto t = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(prog, one);
+  const double block = 16.0 * 64 * 2, steps = 1024 / 64;
+  const auto& a = t.accesses[0];
+  REQUIRE(a.tensor == "A");
+  CHECK(a.requested_bytes == Approx(32 * block * steps));
+  CHECK(a.l2_lookup_bytes == Approx(9 * block * steps));
+  CHECK(a.l2_hit_bytes == Approx(8 * block * steps));
+  CHECK(a.l2_merged_bytes == Approx(23 * block * steps));
+  CHECK(a.l2_pending_bytes == Approx(31 * block * steps));
+  CHECK(a.dram_bytes == Approx(block * steps));
+  // Without a fill window the repeats stay inside the SM: only the clamped block is looked up.
+  const auto off = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 0.0}).analyze(prog, one);
+  CHECK(off.accesses[0].l2_lookup_bytes == Approx(8 * block * steps));
+}
+
 TEST_CASE("cache model bookkeeping: lookups, hits and DRAM bytes add up", "[cache][sdcm]") {
   const auto hw = h200_like();
   const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 8, 3, 8));
@@ -373,7 +400,7 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
   // tests/validation/h200: 1160 Triton GEMM launches under ncu (cold L2). Rows whose shapes
   // are not 16-element aligned (narrow loads, README there) or that spill registers (local
   // memory traffic through L2) are outside what the model sees. Regression bounds, not goals:
-  // the model stood at 8.2 pp MAE (bias -1.6) and 0.3% median DRAM-read error on the other
+  // the model stood at 6.9 pp MAE (bias +2.5) and 0.3% median DRAM-read error on the other
   // 828 rows (tests/validation/h200/l2_residuals.py).
   const std::string dir = std::string(TILESIGHT_TEST_SOURCE_DIR) + "/tests/validation/h200/";
   std::vector<std::string> th;
@@ -410,6 +437,6 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
   const double mae = std::accumulate(abs_err.begin(), abs_err.end(), 0.0) / static_cast<double>(abs_err.size());
   INFO(abs_err.size() << " rows: MAE " << mae << " pp, median DRAM error " << dram_err[dram_err.size() / 2]);
   CHECK(abs_err.size() > 800);
-  CHECK(mae < 8.7);
+  CHECK(mae < 7.4);
   CHECK(dram_err[dram_err.size() / 2] < 0.03);
 }

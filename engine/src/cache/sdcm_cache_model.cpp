@@ -34,6 +34,12 @@ double footprint_bytes(const plan::TileProgram& p, const plan::TensorAccess& a, 
   return elems * (t ? dtype_bytes(t->dtype) : 0.0);
 }
 
+// Requests of the block per touch of a tile wider than the tensor (the wrapped rows or
+// columns again, sdcm_tally.cpp): the unclamped footprint over the clamped one.
+std::int64_t wrapped_repeats(double request_bytes, double block_bytes) {
+  return block_bytes > 0 ? std::max<std::int64_t>(1, std::llround(request_bytes / block_bytes)) : 1;
+}
+
 std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p) {
   std::vector<AccessPlan> plans;
   const double tiles = static_cast<double>(p.grid.tiles());
@@ -43,6 +49,7 @@ std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p) {
                   .executions = static_cast<double>(p.executions_per_tile(a.loop))};
     ap.unique_bytes = std::min(static_cast<double>(ap.keys.count()), tiles) * ap.executions * ap.block_bytes;
     if (const plan::Tensor* t = p.find_tensor(a.tensor)) ap.unique_bytes = std::min(ap.unique_bytes, t->bytes());
+    ap.repeats = wrapped_repeats(ap.request_bytes, ap.block_bytes);
     plans.push_back(std::move(ap));
   }
   return plans;
@@ -165,7 +172,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   for (const AccessPlan& ap : p.plans) {
     k.add(ap.access->tensor).add(ap.access->write).add(static_cast<std::int64_t>(ap.access->reuse_dims.size()));
     for (const auto& r : ap.access->reuse_dims) k.add(r);
-    k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes);
+    k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.repeats);
   }
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
   k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.fill_window);

@@ -8,11 +8,13 @@ namespace tilesight::cache::detail {
 
 namespace {
 
-void add_position(Tally& t, std::size_t i, const Outcome& o, bool l15, double bytes) {
+// `touch`: a touch of its own (its reuse distance goes into the map's mean), not repeats.
+void add_position(Tally& t, std::size_t i, const Outcome& o, bool l15, double bytes, bool touch = true) {
   t.l2_hits[i] += bytes * (l15 ? o.far_hit : o.near_hit + o.far_hit);
   t.l2_lookups[i] += bytes * (l15 ? o.far_lookup : 1 - o.merged + o.far_lookup);
   t.near_hits[i] += bytes * o.near_hit;
   t.near_lookups[i] += bytes * (1 - o.merged);
+  if (!touch) return;
   t.distance[i] += o.near_distance;
   t.count[i] += 1;
 }
@@ -20,9 +22,35 @@ void add_position(Tally& t, std::size_t i, const Outcome& o, bool l15, double by
 struct PerAccess {  // what every access of one stream access index shares
   std::size_t plan;
   double tile_bytes, req;
+  std::int64_t repeats;  // requests of the block per touch (rows of a tile wider than the tensor)
   const BlockLevels* levels;
   std::vector<SureGaps> sure;  // per group
 };
+
+void add_sums(Tally::Sums& sums, const Outcome& o, double req) {
+  sums.near_lookups += req * (1 - o.merged);
+  sums.near_hits += req * o.near_hit;
+  sums.far_lookups += req * o.far_lookup;
+  sums.far_hits += req * o.far_hit;
+  sums.pending += req * o.pending;
+  sums.merged += req * o.merged;
+  sums.dram += req * std::max(0.0, 1 - o.near_hit - o.far_hit - o.merged);
+}
+
+// The repeats of a touch (a tile wider than the tensor asks for its wrapped rows again, in
+// copies of their own): followers of the block's current run, all at once. Triton's 16-byte
+// cp.async copies are cached in L2 only (PTX .cg), so unlike the `repeat` rows of
+// ncu_pending.csv (ld.global through L1: 4096 lookups for 65536 requested sectors) each
+// repeat is a request to L2; where the block was there it hits, where its fill is in flight
+// the burst rule applies (the first follower and every merge_per_lookup-th after it looked
+// up). Per request of the `repeats` - 1.
+Outcome repeat_outcome(Tally::Run& run, std::int64_t repeats, std::int64_t merge_per_lookup) {
+  const std::int64_t n = repeats - 1, f = run.followers, m = merge_per_lookup;
+  const auto looked = static_cast<double>((f + n + m - 1) / m - (f + m - 1) / m) / static_cast<double>(n);
+  run.followers += n;
+  const double in_flight = 1 - run.hit;
+  return {.near_hit = run.hit + in_flight * looked, .pending = in_flight, .merged = in_flight * (1 - looked)};
+}
 
 // The sums over a wave's accesses; `outcome` is the cascade of the profile's levels.
 template <class Cascade>
@@ -52,17 +80,21 @@ void tally_accesses(const WaveStream& wave, const TallyContext& c, Tally& t, con
         run = {.hit = o.near_hit, .age = 0, .followers = 0};
       }
     }
-    auto& sums = t.access[pa.plan];
-    sums.near_lookups += req * (1 - o.merged);
-    sums.near_hits += req * o.near_hit;
-    sums.far_lookups += req * o.far_lookup;
-    sums.far_hits += req * o.far_hit;
-    sums.pending += req * o.pending;
-    sums.merged += req * o.merged;
-    sums.dram += req * std::max(0.0, 1 - o.near_hit - o.far_hit - o.merged);
+    add_sums(t.access[pa.plan], o, req);
+    // Without a fill window (an L1.5 tier, or switched off) repeats stay inside the SM.
+    Outcome rep;
+    const bool repeats = pa.repeats > 1 && !t.runs.empty() && pa.levels->block() > 0;
+    if (repeats) {
+      rep = repeat_outcome(t.runs[pa.plan][static_cast<std::size_t>(sa.key * c.levels.groups + sa.group)], pa.repeats,
+                           t.merge_per_lookup);
+      add_sums(t.access[pa.plan], rep, req * static_cast<double>(pa.repeats - 1));
+    }
     if (!maps) continue;
     const auto pos = static_cast<std::size_t>(t.offset[static_cast<std::size_t>(wave.sample)] + sa.pos % t.slots);
     add_position(t, pos * c.plans.size() + pa.plan, o, c.levels.l15, pa.tile_bytes);
+    if (repeats)
+      add_position(t, pos * c.plans.size() + pa.plan, rep, c.levels.l15,
+                   pa.tile_bytes * static_cast<double>(pa.repeats - 1), false);
   }
 }
 
@@ -74,8 +106,8 @@ void tally_wave(const WaveStream& wave, const TallyContext& c, Tally& t) {
   for (std::size_t s = 0; s < per.size(); ++s) {
     const AccessPlan& ap = c.plans[c.streamed[s]];
     const double tile_bytes = ap.block_bytes * ap.executions * c.weight;
-    per[s] = {.plan = c.streamed[s], .tile_bytes = tile_bytes, .req = tile_bytes * wave_weight, .levels = &c.blocks[s],
-              .sure = {}};
+    per[s] = {.plan = c.streamed[s], .tile_bytes = tile_bytes, .req = tile_bytes * wave_weight, .repeats = ap.repeats,
+              .levels = &c.blocks[s], .sure = {}};
   }
   if (c.levels.l15) {
     tally_accesses(wave, c, t, per, [&](const StreamAccess& sa, const PerAccess& pa) {

@@ -20,6 +20,9 @@ struct AccessPlan {
   double request_bytes = 0;  // what the tile's loads ask for: the whole tile shape
   double executions = 1;     // per tile
   double unique_bytes = 0;   // distinct bytes over the whole grid
+  // Requests of the block per touch: a tile wider than the tensor asks for the wrapped rows
+  // (columns) again, in copies of their own.
+  std::int64_t repeats = 1;
 };
 
 // Hits and lookups per access (whole kernel) and, for the maps, per sampled position.

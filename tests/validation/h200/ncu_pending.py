@@ -22,8 +22,10 @@ L2, --cache-control all):
           shared memory, which bypass L1. burst_dot: CTAS CTAs multiply the same 128 x K and
           K x 128 bf16 operands (K 4096, 1 MiB each) at BK 32/64/128 (the corpus's B lookups
           per request fall from ~0.8 at BK 32 to ~0.55 at BK 64, docs/cache-model.md);
-          repeat_dot: one CTA, 256 rows wrapped modulo M = 16 or 64, BK 32/64. Added
-          2026-11-29, not yet run.
+          repeat_dot: one CTA, 256 rows wrapped modulo M = 16 or 64, BK 32/64;
+          repeat_dot_n: 256 columns of B wrapped modulo N = 16 or 64 (the contiguous dim: do
+          the repeats coalesce in the warp's copy? the corpus says yes at N 64, not at N 16).
+          Added 2026-11-29, not yet run.
 
 Run on the H200 from the repository root (~1 min):
 
@@ -48,11 +50,13 @@ REPEAT = [(16, 256, bk) for bk in (32, 64, 128)] + [(64, 256, bk) for bk in (32,
 DOT_K = 4096
 DOT_BKS = (32, 64, 128)
 REPEAT_DOT = [(m, 256, bk) for m in (16, 64) for bk in (32, 64)]
+REPEAT_DOT_N = [(n, 256, bk) for n in (16, 64) for bk in (32, 64)]  # B's columns wrapped modulo N
 
 # New kinds go at the end: --parse pairs ncu's rows with CONFIGS by launch order, so older raw
 # files (without them) still parse.
 CONFIGS = ([("burst", c, s) for c in CTAS for s in SPINS] + [("repeat",) + r for r in REPEAT]
-           + [("burst_dot", c, bk) for c in CTAS for bk in DOT_BKS] + [("repeat_dot",) + r for r in REPEAT_DOT])
+           + [("burst_dot", c, bk) for c in CTAS for bk in DOT_BKS] + [("repeat_dot",) + r for r in REPEAT_DOT]
+           + [("repeat_dot_n",) + r for r in REPEAT_DOT_N])
 
 
 def run():
@@ -110,6 +114,20 @@ def run():
             b_ptrs += BK * BN
         tl.store(out + tl.arange(0, ROWS)[:, None] * BN + rn[None, :], acc)
 
+    @triton.jit
+    def repeat_dot_n(a, b, out, N, K, BM: tl.constexpr, COLS: tl.constexpr, BK: tl.constexpr):
+        rm = tl.arange(0, BM)
+        cols = tl.arange(0, COLS) % N        # B's columns wrapped, along its contiguous dim
+        rk = tl.arange(0, BK)
+        a_ptrs = a + rm[:, None] * K + rk[None, :]
+        b_ptrs = b + rk[:, None] * N + cols[None, :]
+        acc = tl.zeros([BM, COLS], dtype=tl.float32)
+        for _ in range(0, K, BK):
+            acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+            a_ptrs += BK
+            b_ptrs += BK * N
+        tl.store(out + rm[:, None] * COLS + tl.arange(0, COLS)[None, :], acc)
+
     dev = "cuda"
     src = torch.randn(BYTES // 2, device=dev, dtype=torch.bfloat16)
     out = torch.empty(132 * 1024, device=dev, dtype=torch.float32)
@@ -129,6 +147,12 @@ def run():
             b = torch.randn(DOT_K, 128, device=dev, dtype=torch.bfloat16)
             o = torch.empty(ctas * 128 * 128, device=dev, dtype=torch.float32)
             burst_dot[(ctas,)](a, b, o, DOT_K, BM=128, BN=128, BK=bk, num_warps=4, num_stages=3)
+        elif cfg[0] == "repeat_dot_n":
+            _, n, cols, bk = cfg
+            a = torch.randn(64, DOT_K, device=dev, dtype=torch.bfloat16)
+            b = torch.randn(DOT_K, n, device=dev, dtype=torch.bfloat16)
+            o = torch.empty(64 * cols, device=dev, dtype=torch.float32)
+            repeat_dot_n[(1,)](a, b, o, n, DOT_K, BM=64, COLS=cols, BK=bk, num_warps=4, num_stages=3)
         else:
             _, m, rows, bk = cfg
             a = torch.randn(m, DOT_K, device=dev, dtype=torch.bfloat16)
@@ -153,8 +177,10 @@ def parse(path):
             requested = cfg[2] * 4096 * 2 / 32
         elif cfg[0] == "burst_dot":      # A and B, 128 x K and K x 128 bf16, per CTA
             requested = cfg[1] * 2 * 128 * DOT_K * 2 / 32
-        else:                            # ROWS x K of A (wrapped) and K x 64 of B
+        elif cfg[0] == "repeat_dot":     # ROWS x K of A (wrapped) and K x 64 of B
             requested = (cfg[2] + 64) * DOT_K * 2 / 32
+        else:                            # 64 x K of A and K x COLS of B (wrapped)
+            requested = (64 + cfg[2]) * DOT_K * 2 / 32
         g = lambda m: r.get(m, "")
         w.writerow([cfg[0], cfg[1], cfg[2] if cfg[0] in ("burst", "burst_dot") else f"{cfg[2]}x{cfg[3]}",
                     g("lts__t_sectors_srcunit_tex_op_read.sum"), g("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"),
