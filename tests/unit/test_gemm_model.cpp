@@ -115,6 +115,15 @@ TEST_CASE("a tile load splits between L2 and DRAM by the cache model", "[gemm][m
   // A tail wave on 10 SMs: 9.2e12 / 10 = 920 GB/s each, capped at 117.12 GB/s per SM.
   const auto tail = model::resource_vector(prog.actions[0], hw, model::sm_rates(hw, 10, 1.0), traffic);
   CHECK(tail[Resource::kL2] == Approx(16384 / 117.12e9));
+  // Requests merged before L2 take no slice bandwidth: if a quarter of A's requested bytes
+  // merge, its load keeps 3/4 of the L2 time, 176.31 ns; DRAM and SMEM are unchanged.
+  auto merged = traffic;
+  for (auto& a : merged.accesses)
+    if (a.tensor == "A") a.l2_merged_bytes = a.requested_bytes / 4;
+  const auto m = model::resource_vector(prog.actions[0], hw, model::sm_rates(hw, 132, 1.0), merged);
+  CHECK(m[Resource::kL2] == Approx(176.31e-9).epsilon(1e-4));
+  CHECK(m[Resource::kDram] == Approx(u[Resource::kDram]));
+  CHECK(m[Resource::kSmem] == Approx(u[Resource::kSmem]));
 }
 
 TEST_CASE("first-touch cache model of a 4096^3 GEMM", "[gemm][cache]") {
