@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "tilesight/kernels/plan_input.h"
 #include "tilesight/plan/tile_program.h"
 #include "ui/action_properties.h"
 #include "ui/dag_scene.h"
@@ -108,7 +109,16 @@ void PlanEditor::setPrediction(const report::Prediction& prediction) {
 void PlanEditor::redraw() {
   const TileDag dag = tile_dag(doc_, timeline_);
   scene_->setDag(dag);
-  if (!dag.errors.empty())
+  const std::string kernel = doc_.is_object() && doc_.contains("params") ? doc_.value("kernel", std::string()) : "";
+  const auto tile_templates = kernels::template_names();
+  if (!dag.errors.empty() && !kernel.empty() &&
+      std::find(tile_templates.begin(), tile_templates.end(), kernel) == tile_templates.end())
+    // llm_decode, the collectives and the fused templates compose kernels and transfers.
+    note_->setText(tr("<b>%1</b> spans GPUs or kernels: there is no single tile DAG to edit. "
+                      "Its parameters are in the configuration panel; its transfers in the "
+                      "network lanes.")
+                       .arg(QString::fromStdString(kernel).toHtmlEscaped()));
+  else if (!dag.errors.empty())
     note_->setText(tr("No DAG: %1").arg(QString::fromStdString(join(dag.errors, "; "))));
   else if (dag.lifted)
     note_->setText(tr("Lifted from the <b>%1</b> template: an edit here makes it a tile "

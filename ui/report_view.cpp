@@ -29,9 +29,13 @@ QString waves_text(const report::Prediction& p) {
   for (const auto& w : p.wave_reports)
     kinds += (kinds.isEmpty() ? QString() : QStringLiteral(" + ")) +
              QStringLiteral("%1 %2").arg(w.count).arg(QString::fromStdString(w.kind));
-  return QObject::tr("%1 blocks in %2 waves%3, %4 resident per SM%5")
+  // A composed step (llm_decode) launches many kernels: no one grid to count.
+  if (p.blocks == 0)
+    return p.occupancy_limiter.empty() ? QObject::tr("many kernels") : html(p.occupancy_limiter);
+  return QObject::tr("%1 blocks in %2 %3%4, %5 resident per SM%6")
       .arg(format_count(static_cast<double>(p.blocks)))
       .arg(p.waves)
+      .arg(p.waves == 1 ? QObject::tr("wave") : QObject::tr("waves"))
       .arg(kinds.isEmpty() ? QString() : QStringLiteral(" (") + kinds + QStringLiteral(")"))
       .arg(p.resident_blocks_per_sm)
       .arg(p.occupancy_limiter.empty()

@@ -60,6 +60,12 @@ TimelineView::TimelineView(QWidget* parent)
   layout->setSpacing(2);
   layout->addWidget(makeToolBar());
   layout->addWidget(plot_, 1);
+  empty_ = new QLabel(this);
+  empty_->setAlignment(Qt::AlignCenter);
+  empty_->setWordWrap(true);
+  empty_->setStyleSheet(QStringLiteral("color: gray;"));
+  empty_->hide();
+  layout->addWidget(empty_, 1);
 
   apply_plot_style(*plot_);
   plot_->addLayer(kShadingLayer, plot_->layer("grid"), QCustomPlot::limBelow);
@@ -172,8 +178,13 @@ void TimelineView::rebuild() {
   addBars();
   addLegend();
   applyHighlight();
-  set_plot_message(message_,
-                   events_.empty() ? tr("the engine drew no timeline for this plan") : QString());
+  // A composed prediction (llm_decode: many kernels) has no one-SM timeline: the message
+  // alone, not empty lanes under a squeezed axis.
+  plot_->setVisible(!events_.empty());
+  empty_->setVisible(events_.empty());
+  empty_->setText(tr("No one-SM timeline for this plan: it composes several kernels or devices. "
+                     "The report has its figures; the network lanes its transfers."));
+  set_plot_message(message_, {});
   fitAll();
 }
 

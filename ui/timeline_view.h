@@ -30,6 +30,8 @@ class QCPItemText;
 class QMouseEvent;
 class QToolButton;
 
+class QLabel;
+
 namespace tilesight::ui {
 
 class TimelineView : public QWidget {
@@ -85,6 +87,7 @@ class TimelineView : public QWidget {
 
   QCustomPlot* plot_ = nullptr;
   QCPItemText* message_ = nullptr;
+  QLabel* empty_ = nullptr;  // instead of the plot when the prediction has no timeline
   QToolButton* fold_button_ = nullptr;
   QSharedPointer<FoldedTimeTicker> ticker_;
   TimeFold fold_;
