@@ -97,9 +97,10 @@ void HeatmapView::showMap(int index) {
     // Two lines: the message has to fit a narrow dock.
     const QString model = cache_model_.isEmpty() ? tr("first-touch") : cache_model_;
     // A composed prediction ("per kernel") has one cache figure per kernel, no grid.
-    const QString no_map = model == QLatin1String("per")
-                               ? tr("many kernels: no one grid\nof tiles to map")
-                               : tr("the %1 cache model\ngives no per-tile map").arg(model);
+    // A collective ("none (collective)") has no tile grid at all.
+    const QString no_map = model == QLatin1String("per")    ? tr("many kernels: no one grid\nof tiles to map")
+                           : model == QLatin1String("none") ? tr("a collective: no grid\nof tiles to map")
+                                                            : tr("the %1 cache model\ngives no per-tile map").arg(model);
     set_plot_message(message_, maps_.empty() ? no_map : tr("this map is empty"));
     plot_->replot();
     return;
