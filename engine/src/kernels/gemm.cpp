@@ -1,6 +1,7 @@
 #include "tilesight/kernels/gemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "tilesight/util/json_input.h"
@@ -137,10 +138,11 @@ std::int64_t gemm_smem_bytes(const GemmParams& p) {
   return (a + b) * in;
 }
 
-// Registers: the fp32 accumulators, half as many again for the epilogue's converted copy
-// and addressing, a base of 40; an operand loaded through registers holds one element per
-// register per thread for each of its elements (the Triton kernels of the corpus: 64x128x32
-// with B staged records 168 = 64 + 32 + 40 + 32).
+// Registers a tile needs: the fp32 accumulators, half as many again for the epilogue's
+// converted copy and addressing (none in warp-specialised consumers), a base of 40, and one
+// per element of an operand loaded through registers. Past 255 the rest spills: on the 11
+// spilling configs of hw_profiles/calibrate/h200/triton_registers.csv this gives 169 spilled
+// registers where Triton reports 138-232 spill slots (mean 176).
 std::int64_t gemm_registers_needed(const GemmParams& p) {
   const std::int64_t threads = consumer_warps(p) * 32;
   const std::int64_t accumulators = ceil_div(p.block_m * p.block_n, threads);
@@ -150,10 +152,33 @@ std::int64_t gemm_registers_needed(const GemmParams& p) {
   return accumulators + (warp_specialised(p) ? 0 : accumulators / 2) + kBaseRegisters + ceil_div(staged, threads);
 }
 
+namespace {
+// What Triton allocates when nothing spills (occupancy follows it): a least-squares fit to 96
+// unspilled tile configs that are not in the validation corpus (hw_profiles/calibrate/
+// triton_registers.py, Triton 3.6): 1.203 per fp32 accumulator, 0.278 per element of the A
+// tile and 0.386 per element of the B tile per thread (wgmma fragments, copies), plus 18.1;
+// mean error 7.5 registers there and 9.2 on the 44 unspilled corpus configs, where the need
+// above is off by 21.7. An operand loaded through registers adds one per element per thread
+// (3000x5000x2048 128x64x32 with B staged: 110 + 16 = 126; Triton recorded 151).
+std::int64_t triton_registers_allocated(const GemmParams& p) {
+  const std::int64_t threads = consumer_warps(p) * 32;
+  const double t = static_cast<double>(threads);
+  const double fitted = 1.203 * static_cast<double>(ceil_div(p.block_m * p.block_n, threads)) +
+                        0.278 * static_cast<double>(p.block_m * p.block_k) / t +
+                        0.386 * static_cast<double>(p.block_k * p.block_n) / t + 18.1;
+  std::int64_t staged = 0;
+  if (gemm_a_via_registers(p)) staged += p.block_m * p.block_k;
+  if (gemm_b_via_registers(p)) staged += p.block_k * p.block_n;
+  return static_cast<std::int64_t>(std::lround(fitted)) + ceil_div(staged, threads);
+}
+}  // namespace
+
 std::int64_t gemm_registers_per_thread(const GemmParams& p) {
   if (p.registers > 0) return p.registers;
-  const std::int64_t consumer = std::min(kMaxRegisters, gemm_registers_needed(p));
-  if (!warp_specialised(p)) return consumer;
+  const std::int64_t need = gemm_registers_needed(p);
+  if (!warp_specialised(p))
+    return need > kMaxRegisters ? kMaxRegisters : std::min(kMaxRegisters, triton_registers_allocated(p));
+  const std::int64_t consumer = std::min(kMaxRegisters, need);
   // The block's register file is what occupancy sees: the average over its threads.
   return ceil_div(consumer * (p.warps - kProducerWarps) + kProducerRegisters * kProducerWarps, p.warps);
 }
