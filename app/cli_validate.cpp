@@ -83,6 +83,8 @@ void add_validate(CLI::App& app, ValidateOptions& o) {
   cmd->add_option("--launch-overhead-us", o.launch_overhead_us,
                   "Launch overhead of the corpus's launch path (e.g. 4.54 for torch ops, "
                   "hw_profiles/calibrate/h200/launch_overhead.csv), instead of the profile's");
+  cmd->add_flag("--estimate-registers", o.estimate_registers,
+                "Ignore the corpus's recorded registers (n_regs): occupancy from the model's own estimate");
 }
 
 int run_validate(const ValidateOptions& o) {
@@ -94,7 +96,7 @@ int run_validate(const ValidateOptions& o) {
     return 2;
   }
   if (o.launch_overhead_us >= 0) hw.value().launch_overhead_us = o.launch_overhead_us;
-  auto corpus = validate::read_corpus(o.corpus, o.hw, o.kernel);
+  auto corpus = validate::read_corpus(o.corpus, o.hw, o.kernel, !o.estimate_registers);
   if (!corpus) {
     std::cerr << corpus.error_text() << "\n";
     return 2;

@@ -71,14 +71,15 @@ std::string group_key(const std::string& kernel, const nlohmann::json& params) {
 // Columns a template reads in its own way (the attention corpora's backend and kernel names,
 // attention_rows.h); "" or why the row cannot be mapped.
 std::string map_template_row(const std::string& kernel, const std::vector<std::string>& header,
-                             const std::vector<std::string>& cells, nlohmann::json& params) {
+                             const std::vector<std::string>& cells, nlohmann::json& params,
+                             bool recorded_registers) {
   std::map<std::string, std::string> named;
   for (std::size_t c = 0; c < header.size(); ++c) named[header[c]] = cells[c];
   // norms.csv's silu_mul is eager `F.silu(g) * u`: its kernels column lists the two kernels.
   if (kernel == "silu_mul" && named["kernels"].find('|') != std::string::npos) params["fused"] = false;
   // The GEMM corpora record the compiled kernel's registers per thread (n_regs): occupancy
   // then follows what the compiler did, as a kernel author's run of the tool would.
-  if (kernel == "gemm") {
+  if (kernel == "gemm" && recorded_registers) {
     double regs = 0;
     if (auto it = named.find("n_regs"); it != named.end() && parse_number(it->second, regs) && regs >= 1 &&
                                         regs <= 255 && std::floor(regs) == regs)
@@ -90,7 +91,8 @@ std::string map_template_row(const std::string& kernel, const std::vector<std::s
 
 }  // namespace
 
-Result<Corpus> read_corpus(const std::string& path, const std::string& hardware, const std::string& kernel) {
+Result<Corpus> read_corpus(const std::string& path, const std::string& hardware, const std::string& kernel,
+                           bool recorded_registers) {
   std::ifstream f(path);
   if (!f) return Error{"", "cannot open " + path};
   Corpus corpus{.path = path};
@@ -135,7 +137,7 @@ Result<Corpus> read_corpus(const std::string& path, const std::string& hardware,
       corpus.skipped.push_back({"", "unreadable number or no measured time", static_cast<int>(number)});
       continue;
     }
-    if (auto why = map_template_row(row_kernel, header, cells, params); !why.empty()) {
+    if (auto why = map_template_row(row_kernel, header, cells, params, recorded_registers); !why.empty()) {
       corpus.skipped.push_back({"", why, static_cast<int>(number)});
       continue;
     }

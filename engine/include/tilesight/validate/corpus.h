@@ -27,8 +27,10 @@ struct Corpus {
   Errors skipped;  // rows that could not be read (line set), the rest still count
 };
 
-// `kernel` is used when the CSV has no `kernel` column.
+// `kernel` is used when the CSV has no `kernel` column. With recorded_registers, a GEMM row's
+// n_regs (the compiled kernel's registers) becomes the template's `registers`; without, the
+// model estimates them as it does for a plan that does not say.
 Result<Corpus> read_corpus(const std::string& path, const std::string& hardware,
-                           const std::string& kernel = "gemm");
+                           const std::string& kernel = "gemm", bool recorded_registers = true);
 
 }  // namespace tilesight::validate
