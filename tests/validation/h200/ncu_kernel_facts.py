@@ -8,6 +8,7 @@ ncu report holds exactly one profiled launch group per case, in the order printe
 Sets:
   norms - every (kernel, rows, cols) of norms.csv: PyTorch's rms_norm, layer_norm, softmax,
           silu * up, add (bf16), the same calls as norms.py
+  spills - Triton GEMM configs that spill registers, with local-memory metrics
   gemm  - Triton tutorial-03 GEMM configs of triton_gemm.csv whose predictions differ most
           from the measurement, each beside an aligned twin (same tile config, M/N/K rounded
           to multiples of 128), to see what unaligned strides and 2-stage loops compile to
@@ -36,6 +37,17 @@ GEMM_CASES = [
     (4096, 16, 4096, 64, 128, 64, 1, 2, 4),
 ]
 
+# Configs whose compiled kernels spill (triton_gemm.csv n_spills 138-1042): what the local
+# memory traffic is per iteration, beside an unspilled neighbour.
+SPILL_CASES = [
+    (4096, 4096, 4096, 128, 256, 64, 8, 4, 4),
+    (4096, 4096, 4096, 128, 256, 64, 8, 4, 8),
+    (4096, 4096, 4096, 256, 128, 32, 1, 5, 4),
+    (4096, 4096, 4096, 256, 128, 32, 8, 5, 8),
+    (3000, 5000, 2048, 64, 256, 128, 1, 2, 4),
+    (2500, 7000, 3000, 256, 128, 64, 1, 2, 4),
+]
+
 
 def norms_cases():
     from norms import SHAPES, KERNELS, make
@@ -44,9 +56,9 @@ def norms_cases():
             yield f"{k} rows={R} cols={C} bf16", (lambda k=k, R=R, C=C: make(k, R, C)[0])
 
 
-def gemm_cases():
+def gemm_cases(cases=None):
     from triton_gemm_sweep import launch
-    for (M, N, K, bm, bn, bk, g, s, w) in GEMM_CASES:
+    for (M, N, K, bm, bn, bk, g, s, w) in (cases or GEMM_CASES):
         def build(M=M, N=N, K=K, cfg=dict(block_m=bm, block_n=bn, block_k=bk, group_m=g,
                                                 stages=s, warps=w)):
             a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
@@ -58,9 +70,10 @@ def gemm_cases():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", choices=["norms", "gemm"], required=True)
+    ap.add_argument("--set", choices=["norms", "gemm", "spills"], required=True)
     args = ap.parse_args()
-    cases = norms_cases() if args.set == "norms" else gemm_cases()
+    cases = (norms_cases() if args.set == "norms" else
+             gemm_cases(SPILL_CASES) if args.set == "spills" else gemm_cases())
     for i, (label, build) in enumerate(cases):
         try:
             torch.manual_seed(0)

@@ -2,7 +2,8 @@
 # ncu facts of the compiled kernels behind norms.csv and triton_gemm.csv, plus the PTX
 # facts of every Triton GEMM config. Run from the repo root on the H200:
 #   RES=DIR bash tests/validation/h200/run_ncu_facts.sh
-# Writes DIR/ncu_norms_facts.csv, DIR/ncu_gemm_facts.csv (ncu --page raw CSV, one row per
+# Writes DIR/ncu_norms_facts.csv, DIR/ncu_gemm_facts.csv, DIR/ncu_spills_facts.csv (ncu --page
+# raw CSV, one row per
 # profiled kernel; the CASE lines of the *_cases.txt files give the order), and
 # DIR/triton_ptx_facts.csv.
 set -u
@@ -36,7 +37,10 @@ smsp__warp_issue_stalled_dispatch_stall_per_warp_active.pct \
 smsp__warp_issue_stalled_no_instruction_per_warp_active.pct \
 smsp__warp_issue_stalled_selected_per_warp_active.pct \
 smsp__warp_issue_stalled_not_selected_per_warp_active.pct \
-smsp__issue_active.avg.pct_of_peak_sustained_active"
+smsp__issue_active.avg.pct_of_peak_sustained_active \
+smsp__inst_executed_op_local_ld.sum smsp__inst_executed_op_local_st.sum \
+l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum \
+l1tex__t_sector_pipe_lsu_mem_local_op_ld_hit_rate.pct lts__t_sectors_srcunit_tex_op_write.sum"
 "$NCU" --query-metrics --chip gh100 > "$RES/ncu_query.txt" 2>&1 || true
 HAVE=""
 for m in $WANT; do
@@ -50,7 +54,7 @@ if [ -n "$HAVE" ]; then WHAT=(--metrics "$HAVE"); else
         --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis); fi
 echo "collect: ${WHAT[*]}"
 export PYTHONUNBUFFERED=1
-for set in norms gemm; do
+for set in norms gemm spills; do
   timeout 200 "$NCU" --profile-from-start off --clock-control none --cache-control all \
       "${WHAT[@]}" --csv --page raw \
       python3 "$HERE/ncu_kernel_facts.py" --set "$set" > "$RES/ncu_${set}_stdout.txt" 2>&1
