@@ -172,6 +172,25 @@ TEST_CASE("fa3 takes the softmax off the PV chain and defaults to wgmma", "[atte
   CHECK(prog.schedule.persistent);
 }
 
+TEST_CASE("attention takes the compiler's registers for occupancy", "[attention]") {
+  // Triton FA, d = 128, 128x32 tiles, 4 warps: the estimate is 128 x (128 + 32) / 128 + 40 =
+  // 200 registers; the compiled kernel reports 221 (attention_triton.csv), which replaces it.
+  auto p = kernels::parse_attention_params(json{{"batch", 1}, {"heads", 8}, {"seq_q", 1024}, {"seq_kv", 1024},
+                                                {"head_dim", 128}, {"block_m", 128}, {"block_n", 32}, {"warps", 4}});
+  REQUIRE(p);
+  CHECK(kernels::attention_registers_per_thread(*p) == 200);
+  auto q = kernels::parse_attention_params(json{{"batch", 1}, {"heads", 8}, {"seq_q", 1024}, {"seq_kv", 1024},
+                                                {"head_dim", 128}, {"block_m", 128}, {"block_n", 32}, {"warps", 4},
+                                                {"registers", 221}});
+  REQUIRE(q);
+  CHECK(kernels::attention_registers_per_thread(*q) == 221);
+  CHECK(kernels::lift_attention(*q).resources.registers_per_thread == 221);
+  auto bad = kernels::parse_attention_params(json{{"batch", 1}, {"heads", 8}, {"seq_q", 64}, {"seq_kv", 64},
+                                                  {"head_dim", 64}, {"registers", 0}});
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error_text(), Catch::Contains("params.registers"));
+}
+
 TEST_CASE("memory-bound templates move the bytes of the op", "[attention]") {
   auto rms = kernels::parse_memory_bound_params("rmsnorm", {{"rows", 1024}, {"cols", 4096}});
   REQUIRE(rms);

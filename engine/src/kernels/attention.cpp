@@ -132,7 +132,7 @@ Result<AttentionParams> parse_attention_params(const nlohmann::json& params,
   if (!params.is_object()) return Error{path, "must be an object, got " + json_type_phrase(params)};
   FieldReader f{params, path, errors};
   f.reject_unknown({"batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "causal", "dtype",
-                    "variant", "mma", "block_m", "block_n", "warps", "stages", "split_kv"});
+                    "variant", "mma", "block_m", "block_n", "warps", "stages", "split_kv", "registers"});
   AttentionParams p;
   p.batch = f.integer("batch", 1, 65535, 1).value_or(0);
   p.heads = f.integer("heads", 1, 65535).value_or(0);
@@ -141,6 +141,7 @@ Result<AttentionParams> parse_attention_params(const nlohmann::json& params,
   p.seq_kv = f.integer("seq_kv", 1, kMaxDim).value_or(0);
   p.head_dim = f.integer("head_dim", 8, 1 << 20).value_or(0);
   p.causal = read_flag(f, "causal", false).value_or(false);
+  p.registers = f.integer("registers", 1, 255, 0).value_or(0);
   if (auto d = f.string("dtype", "bf16")) {
     if (*d == "bf16" || *d == "fp16")
       p.dtype = *dtype_from_name(*d);
@@ -220,6 +221,7 @@ std::int64_t attention_registers_needed(const AttentionParams& p) {
 }
 
 std::int64_t attention_registers_per_thread(const AttentionParams& p) {
+  if (p.registers > 0) return p.registers;
   const std::int64_t consumer = std::min(kMaxRegisters, attention_registers_needed(p));
   if (p.variant != "fa3") return consumer;  // fa4: every warp group allocates the softmax's count
   return ceil_div(consumer * consumer_warps(p) + kProducerRegisters * kProducerWarps, p.warps);

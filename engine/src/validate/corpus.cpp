@@ -77,9 +77,9 @@ std::string map_template_row(const std::string& kernel, const std::vector<std::s
   for (std::size_t c = 0; c < header.size(); ++c) named[header[c]] = cells[c];
   // norms.csv's silu_mul is eager `F.silu(g) * u`: its kernels column lists the two kernels.
   if (kernel == "silu_mul" && named["kernels"].find('|') != std::string::npos) params["fused"] = false;
-  // The GEMM corpora record the compiled kernel's registers per thread (n_regs): occupancy
-  // then follows what the compiler did, as a kernel author's run of the tool would.
-  if (kernel == "gemm" && recorded_registers) {
+  // The Triton corpora (GEMM, attention) record the compiled kernel's registers per thread
+  // (n_regs): occupancy then follows what the compiler did, as a kernel author's run would.
+  if ((kernel == "gemm" || kernel == "attention") && recorded_registers) {
     double regs = 0;
     if (auto it = named.find("n_regs"); it != named.end() && parse_number(it->second, regs) && regs >= 1 &&
                                         regs <= 255 && std::floor(regs) == regs)

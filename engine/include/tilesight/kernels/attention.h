@@ -35,6 +35,9 @@ struct AttentionParams {
   MmaInstruction mma = MmaInstruction::kMmaSync;
   std::int64_t block_m = 128, block_n = 64, warps = 4, stages = 2;
   std::int64_t split_kv = 1;  // key blocks split over this many blocks (+ a combine kernel)
+  // Registers per thread the compiler reported (Triton's n_regs); 0: estimate them. Occupancy
+  // follows them; the estimate still decides what spills.
+  std::int64_t registers = 0;
 };
 
 // Reads `params` (path "params"): every error names its field, all of them at once. Defaults
