@@ -11,15 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e_ = (x);                                                       \
-    if (e_ != cudaSuccess) {                                                    \
-      fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_),      \
-              __FILE__, __LINE__);                                              \
-      exit(1);                                                                  \
-    }                                                                           \
-  } while (0)
+#include "cuda_check.cuh"
 
 __device__ __forceinline__ float block_sum(float v, float* smem) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;

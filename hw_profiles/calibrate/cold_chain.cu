@@ -10,15 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e_ = (x);                                                       \
-    if (e_ != cudaSuccess) {                                                    \
-      fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_),      \
-              __FILE__, __LINE__);                                              \
-      exit(1);                                                                  \
-    }                                                                           \
-  } while (0)
+#include "cuda_check.cuh"
 
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;

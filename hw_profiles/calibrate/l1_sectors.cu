@@ -13,15 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e_ = (x);                                                       \
-    if (e_ != cudaSuccess) {                                                    \
-      fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_),      \
-              __FILE__, __LINE__);                                              \
-      exit(1);                                                                  \
-    }                                                                           \
-  } while (0)
+#include "cuda_check.cuh"
 
 constexpr int U = 8;
 constexpr size_t kSlice = 32768;  // bytes per block: 4 MiB over 128+ blocks stays in L2

@@ -14,15 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e_ = (x);                                                       \
-    if (e_ != cudaSuccess) {                                                    \
-      fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_),      \
-              __FILE__, __LINE__);                                              \
-      exit(1);                                                                  \
-    }                                                                           \
-  } while (0)
+#include "cuda_check.cuh"
 
 template <int U>
 __global__ void stream(const int4* __restrict__ buf, size_t region_vecs, long long iters,

@@ -15,15 +15,7 @@
 #include <random>
 #include <vector>
 
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e_ = (x);                                                       \
-    if (e_ != cudaSuccess) {                                                    \
-      fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_),      \
-              __FILE__, __LINE__);                                              \
-      exit(1);                                                                  \
-    }                                                                           \
-  } while (0)
+#include "cuda_check.cuh"
 
 static const int STRIDE_U32 = 32;  // 128 bytes between nodes
 

@@ -143,13 +143,19 @@ std::int64_t gemm_smem_bytes(const GemmParams& p) {
 // per element of an operand loaded through registers. Past 255 the rest spills: on the 11
 // spilling configs of hw_profiles/calibrate/h200/triton_registers.csv this gives 169 spilled
 // registers where Triton reports 138-232 spill slots (mean 176).
-std::int64_t gemm_registers_needed(const GemmParams& p) {
-  const std::int64_t threads = consumer_warps(p) * 32;
-  const std::int64_t accumulators = ceil_div(p.block_m * p.block_n, threads);
+namespace {
+// Registers per consumer thread that hold elements of operands loaded through registers.
+std::int64_t staged_registers(const GemmParams& p) {
   std::int64_t staged = 0;
   if (gemm_a_via_registers(p)) staged += p.block_m * p.block_k;
   if (gemm_b_via_registers(p)) staged += p.block_k * p.block_n;
-  return accumulators + (warp_specialised(p) ? 0 : accumulators / 2) + kBaseRegisters + ceil_div(staged, threads);
+  return ceil_div(staged, consumer_warps(p) * 32);
+}
+}  // namespace
+
+std::int64_t gemm_registers_needed(const GemmParams& p) {
+  const std::int64_t accumulators = ceil_div(p.block_m * p.block_n, consumer_warps(p) * 32);
+  return accumulators + (warp_specialised(p) ? 0 : accumulators / 2) + kBaseRegisters + staged_registers(p);
 }
 
 namespace {
@@ -166,10 +172,7 @@ std::int64_t triton_registers_allocated(const GemmParams& p) {
   const double fitted = 1.203 * static_cast<double>(ceil_div(p.block_m * p.block_n, threads)) +
                         0.278 * static_cast<double>(p.block_m * p.block_k) / t +
                         0.386 * static_cast<double>(p.block_k * p.block_n) / t + 18.1;
-  std::int64_t staged = 0;
-  if (gemm_a_via_registers(p)) staged += p.block_m * p.block_k;
-  if (gemm_b_via_registers(p)) staged += p.block_k * p.block_n;
-  return static_cast<std::int64_t>(std::lround(fitted)) + ceil_div(staged, threads);
+  return static_cast<std::int64_t>(std::lround(fitted)) + staged_registers(p);
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "cross_device.h"
 #include "tilesight/model/distributed.h"
 #include "tilesight/net/network_report.h"
 #include "tilesight/util/format.h"
@@ -25,9 +26,7 @@ std::string si_bytes(double b) {
 }  // namespace
 
 Result<report::Prediction> evaluate_collective(const kernels::CollectiveParams& p, const net::SystemSpec& system) {
-  if (p.devices > static_cast<std::int64_t>(system.devices()))
-    return Error{"params.devices", "must be at most " + std::to_string(system.devices()) + " (the GPUs of " +
-                                       system.name + "), got " + std::to_string(p.devices)};
+  if (auto bad = devices_error(p.devices, system)) return *bad;
   net::CollectiveRequest request{.collective = p.collective, .bytes = p.bytes};
   request.group.resize(static_cast<std::size_t>(p.devices));
   std::iota(request.group.begin(), request.group.end(), std::size_t{0});

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "cross_device.h"
 #include "tilesight/model/distributed.h"
 #include "tilesight/model/overlap.h"
 #include "tilesight/model/stream_share.h"
@@ -39,15 +40,12 @@ double stream_slowdown(const StreamShare& share, const hw::HardwareSpec& gpu, do
   return std::max(share.sm_slowdown, mem_factor);
 }
 
-double kernel_seconds(const report::Prediction& p) { return (p.latency_us - p.launch_overhead_us) / kUs; }
 
 }  // namespace
 
 Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p, const net::SystemSpec& system,
                                                const EvaluateOptions& options) {
-  if (p.devices > static_cast<std::int64_t>(system.devices()))
-    return Error{"params.devices", "must be at most " + std::to_string(system.devices()) + " (the GPUs of " +
-                                       system.name + "), got " + std::to_string(p.devices)};
+  if (auto bad = devices_error(p.devices, system)) return *bad;
   const auto n = static_cast<std::size_t>(p.devices);
   // 1. Remote accesses from placement (net/remote_access.h): A's row shards live on their
   //    devices and every device reads all of A (an all-gather); or every device holds a
@@ -84,13 +82,10 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
     const bool stream = p.overlap == kernels::Overlap::kStream;
     double piece_s = gemm_s / static_cast<double>(n);
     if (stream) {
-      const plan::TileProgram prog = kernels::lift_gemm(kernels::piece_gemm(p));
-      auto piece = evaluate(prog, system.device, {.timeline = false});
+      auto piece = stream_piece(kernels::lift_gemm(kernels::piece_gemm(p)), system, p.comm_sms);
       if (!piece) return piece.errors();
-      piece_s = kernel_seconds(*piece) + system.device.dependent_launch_us / kUs;
-      share = share_sms({.blocks = piece->blocks, .resident_per_sm = piece->resident_blocks_per_sm,
-                         .persistent = prog.schedule.persistent, .block = prog.resources},
-                        p.comm_sms, system.device);
+      piece_s = piece->seconds;
+      share = piece->share;
     }
     double step = steps_s / static_cast<double>(n - 1) + (stream ? comm->base_s : 0.0);
     double step_bytes = request.bytes / static_cast<double>(n);  // a ring step's shard

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "cross_device.h"
 #include "tilesight/kernels/ulysses.h"
 #include "tilesight/model/distributed.h"
 #include "tilesight/model/overlap.h"
@@ -21,15 +22,12 @@ namespace {
 
 constexpr double kUs = 1e6;
 
-double kernel_seconds(const report::Prediction& p) { return (p.latency_us - p.launch_overhead_us) / kUs; }
 
 }  // namespace
 
 Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, const net::SystemSpec& system,
                                             const EvaluateOptions& options) {
-  if (p.devices > static_cast<std::int64_t>(system.devices()))
-    return Error{"params.devices", "must be at most " + std::to_string(system.devices()) + " (the GPUs of " +
-                                       system.name + "), got " + std::to_string(p.devices)};
+  if (auto bad = devices_error(p.devices, system)) return *bad;
   const auto n = static_cast<std::size_t>(p.devices);
   const std::int64_t pieces = p.overlap == kernels::Overlap::kNone ? 1 : kernels::ulysses_pieces(p);
   const double np = static_cast<double>(pieces);
@@ -64,13 +62,10 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
     const bool stream = p.overlap == kernels::Overlap::kStream;
     double piece_s = kernel_seconds(pred) / np;
     if (stream) {
-      const plan::TileProgram prog = kernels::lift_attention(kernels::ulysses_piece(p, pieces));
-      auto piece = evaluate(prog, system.device, {.timeline = false});
+      auto piece = stream_piece(kernels::lift_attention(kernels::ulysses_piece(p, pieces)), system, p.comm_sms);
       if (!piece) return piece.errors();
-      piece_s = kernel_seconds(*piece) + system.device.dependent_launch_us / kUs;
-      share = share_sms({.blocks = piece->blocks, .resident_per_sm = piece->resident_blocks_per_sm,
-                         .persistent = prog.schedule.persistent, .block = prog.resources},
-                        p.comm_sms, system.device);
+      piece_s = piece->seconds;
+      share = piece->share;
     }
     const auto count = static_cast<std::size_t>(pieces);
     // Stream: each piece's all-to-all is its own NCCL launch; fused: one launch each way.

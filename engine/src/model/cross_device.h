@@ -1,0 +1,43 @@
+// Pieces the cross-device evaluators (evaluate_collective, _fused_comm, _ulysses) share.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tilesight/model/evaluate.h"
+#include "tilesight/model/stream_share.h"
+#include "tilesight/net/system_profile.h"
+#include "tilesight/report/prediction.h"
+#include "tilesight/util/result.h"
+
+namespace tilesight::model {
+
+// `params.devices` must name GPUs the system profile has.
+inline std::optional<Error> devices_error(std::int64_t devices, const net::SystemSpec& system) {
+  if (devices <= static_cast<std::int64_t>(system.devices())) return std::nullopt;
+  return Error{"params.devices", "must be at most " + std::to_string(system.devices()) + " (the GPUs of " +
+                                     system.name + "), got " + std::to_string(devices)};
+}
+
+// A single-GPU prediction's kernel time without its launch overhead, in seconds.
+inline double kernel_seconds(const report::Prediction& p) { return (p.latency_us - p.launch_overhead_us) * 1e-6; }
+
+// Stream overlap (DESIGN.md): one compute piece launched beside NCCL's kernels — its time
+// with the launch of a kernel queued behind another, and the SMs it leaves the collective.
+struct StreamPiece {
+  double seconds = 0;
+  StreamShare share;
+};
+inline Result<StreamPiece> stream_piece(const plan::TileProgram& prog, const net::SystemSpec& system,
+                                        std::int64_t comm_sms) {
+  auto piece = evaluate(prog, system.device, {.timeline = false});
+  if (!piece) return piece.errors();
+  return StreamPiece{
+      .seconds = kernel_seconds(*piece) + system.device.dependent_launch_us * 1e-6,
+      .share = share_sms({.blocks = piece->blocks, .resident_per_sm = piece->resident_blocks_per_sm,
+                          .persistent = prog.schedule.persistent, .block = prog.resources},
+                         comm_sms, system.device)};
+}
+
+}  // namespace tilesight::model
