@@ -1,6 +1,8 @@
 // The GEMM template through the whole model, checked against hand calculations on an
 // H200-like spec built here (so that recalibrating hw_profiles/h200.json moves no expected
 // value in this file).
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "tilesight/cache/cache_model.h"
@@ -405,4 +407,53 @@ TEST_CASE("an operand whose rows are not provably 16-byte aligned loads through 
   CHECK_FALSE(kernels::gemm_b_via_registers(tma));
   tma.N = 5001;
   CHECK(kernels::gemm_b_via_registers(tma));
+}
+
+TEST_CASE("a load staged through registers waits the loop's round trip every iteration", "[gemm][model]") {
+  // B is a view with row stride 4104 (not a multiple of 16 elements): Triton loads it element
+  // by element through registers, single-buffered, not prefetched (loop_variants.csv's b_unal
+  // rows). Its lanes stay contiguous (N = 4096 is a multiple of 16). The first-touch model
+  // gives B a DRAM share of 1/32 (32 M tiles reuse it): 550/32 + 260 x 31/32 = 269.06 ns, 9.06
+  // ns over an L2 hit, so the load waits 654 + 9.06 = 663.06 ns on the chain; A keeps its 3
+  // prefetched stages.
+  auto hw = h200_like();
+  hw.pipeline_round_trip_ns = 654;
+  hw.smem_fill_bandwidth_per_sm = 198e9;
+  auto p = gemm(4096, 4096, 4096);
+  p.block_m = 128, p.block_n = 64, p.block_k = 32, p.stages = 3, p.warps = 4;
+  p.ldb = 4104;
+  REQUIRE(kernels::gemm_b_via_registers(p));
+  REQUIRE_FALSE(kernels::gemm_a_via_registers(p));
+  CHECK(kernels::gemm_smem_bytes(p) == (3 * 128 * 32 + 32 * 64) * 2);
+  const auto prog = kernels::lift_gemm(p);
+  const auto traffic = cache::FirstTouchCacheModel().analyze(prog, hw);
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = model::sm_rates(hw, 132, 1.0)};
+  const auto loop = model::analyze_loop(prog.loops[0], 1, ctx);
+  const auto& items = loop.items;
+  const auto b = std::find_if(items.begin(), items.end(), [](const auto& it) { return it.name == "load_b"; });
+  REQUIRE(b != items.end());
+  CHECK_FALSE(b->prefetched);
+  CHECK(b->latency == Approx(663.06e-9).epsilon(1e-4));
+  CHECK(loop.envelope.steady > 663.06e-9);
+}
+
+TEST_CASE("lda, ldb and spills are read and checked", "[gemm][input]") {
+  auto ok = kernels::parse_gemm_params(nlohmann::json::parse(
+      R"({"M": 256, "N": 256, "K": 3000, "lda": 3008, "ldb": 264, "spills": 12})"));
+  REQUIRE(ok.ok());
+  CHECK(kernels::gemm_lda(ok.value()) == 3008);
+  CHECK_FALSE(kernels::gemm_a_via_registers(ok.value()));  // 3008 = 188 x 16
+  CHECK(kernels::gemm_b_via_registers(ok.value()));        // 264 = 16.5 x 16
+  auto bad = kernels::parse_gemm_params(nlohmann::json::parse(R"({"M": 64, "N": 64, "K": 64, "lda": 32, "ldb": 48})"));
+  REQUIRE_FALSE(bad.ok());
+  REQUIRE(bad.errors().size() == 2);
+  CHECK(bad.errors()[0].path == "params.lda");
+  CHECK(bad.errors()[0].message == "must be at least K (64) for layout \"nn\", got 32");
+  CHECK(bad.errors()[1].path == "params.ldb");
+  // The compiler's spill count sets the local traffic where the operands come by cp.async:
+  // 2 x 4 bytes x 196 slots x 128 threads = 200704 bytes per iteration (ncu: 203 KB).
+  auto p = gemm(4096, 4096, 4096);
+  p.block_m = 128, p.block_n = 256, p.block_k = 64, p.stages = 4, p.warps = 4;
+  p.spills = 196;
+  CHECK(kernels::gemm_spill_bytes_per_iteration(p) == Approx(200704.0));
 }

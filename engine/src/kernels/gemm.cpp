@@ -53,7 +53,7 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
   FieldReader f{params, path, errors};
   f.reject_unknown({"M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps",
                     "dtype", "layout", "batch", "persistent", "cluster_m", "cluster_n", "raster",
-                    "schedule", "split_k", "registers"});
+                    "schedule", "split_k", "registers", "spills", "lda", "ldb"});
   GemmParams p;
   p.M = f.integer("M", 1, kMaxDim).value_or(0);
   p.N = f.integer("N", 1, kMaxDim).value_or(0);
@@ -66,6 +66,9 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
   p.warps = f.integer("warps", 1, 64, 4).value_or(0);
   p.batch = f.integer("batch", 1, 65535, 1).value_or(0);
   p.registers = f.integer("registers", 1, 255, 0).value_or(0);
+  p.spills = f.integer("spills", 0, 1 << 20, 0).value_or(0);
+  p.lda = f.integer("lda", 1, kMaxDim, 0).value_or(0);
+  p.ldb = f.integer("ldb", 1, kMaxDim, 0).value_or(0);
   if (auto d = f.string("dtype", "bf16")) {
     if (auto t = dtype_from_name(*d)) p.dtype = *t;
     else errors.push_back({f.field_path("dtype"), "unknown dtype \"" + *d + "\"; known: bf16, fp16, fp8, tf32, fp32"});
@@ -75,6 +78,18 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
     else errors.push_back({f.field_path("layout"), "unknown layout \"" + *l + "\"; known: nn, nt, tn, tt"});
   }
   read_schedule(f, p, errors);
+  if (errors.empty()) {
+    // A row stride shorter than a row would overlap the rows.
+    const bool ta = p.layout[0] == 't', tb = p.layout[1] == 't';
+    if (p.lda > 0 && p.lda < (ta ? p.M : p.K))
+      errors.push_back({f.field_path("lda"), "must be at least " + std::string(ta ? "M" : "K") + " (" +
+                                                 std::to_string(ta ? p.M : p.K) + ") for layout \"" + p.layout +
+                                                 "\", got " + std::to_string(p.lda)});
+    if (p.ldb > 0 && p.ldb < (tb ? p.K : p.N))
+      errors.push_back({f.field_path("ldb"), "must be at least " + std::string(tb ? "K" : "N") + " (" +
+                                                 std::to_string(tb ? p.K : p.N) + ") for layout \"" + p.layout +
+                                                 "\", got " + std::to_string(p.ldb)});
+  }
   if (errors.empty()) {
     const double blocks = static_cast<double>(ceil_div(p.M, p.block_m)) *
                           static_cast<double>(ceil_div(p.N, p.block_n)) * static_cast<double>(p.batch) *
@@ -120,16 +135,24 @@ bool rows_via_registers(const GemmParams& p, std::int64_t leading_dim) {
 }
 }  // namespace
 
-// Sectors one warp's element-wise load touches (ncu on the corpus kernels,
-// tests/validation/h200/ncu_gemm_facts.csv): an operand stored contiguous along K reads 64
-// nearly consecutive bytes per warp instruction, 2.45 sectors on average (2500x7000x3000,
-// A); one contiguous along M or N spreads its lanes over 32 sectors (3000x5000x2048, B).
+// Sectors one warp's element-wise load touches. Triton spreads a warp's 32 lanes along the
+// operand's contiguous dimension when it can prove that dimension's indices contiguous: 64
+// nearly consecutive bytes, 2.45 sectors on average (ncu on 2500x7000x3000, A:
+// tests/validation/h200/ncu_gemm_facts.csv). The tutorial kernel wraps the M and N indices
+// modulo M and N, so an operand contiguous along M or N whose extent is not a multiple of 16
+// loses that proof and its lanes spread over 32 rows: 32 sectors (3000x5000x2048, B; the
+// compiled layout puts the 32 lanes of a warp along K). K indices are never wrapped.
 namespace {
-double gemm_lane_sectors(bool contiguous_along_k) { return contiguous_along_k ? 2.45 : 32.0; }
+bool gemm_lanes_contiguous(bool contiguous_along_k, std::int64_t contiguous_extent) {
+  return contiguous_along_k || contiguous_extent % 16 == 0;
+}
+double gemm_lane_sectors(bool contiguous) { return contiguous ? 2.45 : 32.0; }
 }  // namespace
 
-bool gemm_a_via_registers(const GemmParams& p) { return rows_via_registers(p, p.layout[0] == 't' ? p.M : p.K); }
-bool gemm_b_via_registers(const GemmParams& p) { return rows_via_registers(p, p.layout[1] == 't' ? p.K : p.N); }
+std::int64_t gemm_lda(const GemmParams& p) { return p.lda > 0 ? p.lda : p.layout[0] == 't' ? p.M : p.K; }
+std::int64_t gemm_ldb(const GemmParams& p) { return p.ldb > 0 ? p.ldb : p.layout[1] == 't' ? p.K : p.N; }
+bool gemm_a_via_registers(const GemmParams& p) { return rows_via_registers(p, gemm_lda(p)); }
+bool gemm_b_via_registers(const GemmParams& p) { return rows_via_registers(p, gemm_ldb(p)); }
 
 std::int64_t gemm_smem_bytes(const GemmParams& p) {
   const auto in = static_cast<std::int64_t>(dtype_bytes(p.dtype));
@@ -187,9 +210,16 @@ std::int64_t gemm_registers_per_thread(const GemmParams& p) {
 }
 
 double gemm_spill_bytes_per_iteration(const GemmParams& p) {
-  const std::int64_t spilled = gemm_registers_needed(p) - kMaxRegisters;
+  // Triton's count where the operands come by cp.async; with an operand staged through
+  // registers its count also holds values spilled outside the K loop (the corpus's
+  // 256x128x32 w8 and 256x64x32 w4 configs with 156-186 slots run 2-3x faster than reloading
+  // them every iteration would), so the need estimate stands there.
+  const bool staged = gemm_a_via_registers(p) || gemm_b_via_registers(p);
+  const std::int64_t spilled = p.spills > 0 && !staged ? p.spills : gemm_registers_needed(p) - kMaxRegisters;
   if (spilled <= 0) return 0;
-  // Each spilled 4-byte register of every thread is stored and reloaded once per iteration.
+  // Each spilled 4-byte register of every thread is stored and reloaded once per iteration
+  // (ncu, tests/validation/h200/ncu_spills_facts.csv: 4096^3 128x256x64 w4 with 196 slots
+  // moves 203 KB of local memory per iteration; 2 x 4 x 196 x 128 threads = 201 KB).
   return 2.0 * 4.0 * static_cast<double>(spilled) * static_cast<double>(consumer_warps(p) * 32);
 }
 
@@ -247,13 +277,14 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
   const double b_bytes = static_cast<double>(p.block_k * p.block_n) * in_b;
   const double c_tile = static_cast<double>(p.block_m * p.block_n);
   const bool tensor_core = p.dtype != DType::kFP32;  // fp32 GEMMs run on CUDA cores (SIMT)
+  const bool a_lanes = gemm_lanes_contiguous(!ta, p.M), b_lanes = gemm_lanes_contiguous(tb, p.N);
   prog.actions = {
       {.name = "load_a", .op = OpKind::kLoad, .operands = {"A"}, .bytes = a_bytes,
        .multicast = static_cast<double>(p.cluster_n), .via_registers = gemm_a_via_registers(p),
-       .lane_sectors = gemm_a_via_registers(p) ? gemm_lane_sectors(p.layout[0] == 'n') : 0.0, .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .lane_sectors = gemm_a_via_registers(p) ? gemm_lane_sectors(a_lanes) : 0.0, .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "load_b", .op = OpKind::kLoad, .operands = {"B"}, .bytes = b_bytes,
        .multicast = static_cast<double>(p.cluster_m), .via_registers = gemm_b_via_registers(p),
-       .lane_sectors = gemm_b_via_registers(p) ? gemm_lane_sectors(p.layout[1] == 't') : 0.0, .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .lane_sectors = gemm_b_via_registers(p) ? gemm_lane_sectors(b_lanes) : 0.0, .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
        .flops = 2.0 * c_tile * static_cast<double>(p.block_k), .bytes = a_bytes + b_bytes,
        .local_bytes = gemm_spill_bytes_per_iteration(p), .deps = {0, 1},

@@ -48,6 +48,22 @@ SPILL_CASES = [
     (2500, 7000, 3000, 256, 128, 64, 1, 2, 4),
 ]
 
+# Configs with an operand staged through registers that also spill (n_spills 156-340): is
+# their local traffic per iteration 2 x 4 B x n_spills x threads, as for the cp.async ones?
+# Beside them, 2-stage BLOCK_K 128 loops (hw_profiles/calibrate/h200/loop_variants.csv: round
+# trip + fill + MMA per iteration) and a 3-stage BLOCK_K 64 neighbour.
+EXTRA_CASES = [
+    (3000, 5000, 2048, 256, 64, 32, 1, 3, 4),
+    (2500, 7000, 3000, 256, 64, 32, 1, 2, 4),
+    (3000, 5000, 2048, 256, 128, 32, 1, 4, 8),
+    (2500, 7000, 3000, 256, 64, 64, 1, 5, 4),
+    (3000, 5000, 2048, 128, 128, 32, 1, 3, 4),
+    (2500, 7000, 3000, 128, 128, 64, 1, 5, 4),
+    (4096, 4096, 4096, 128, 256, 128, 1, 2, 8),
+    (4096, 4096, 4096, 128, 128, 128, 1, 2, 4),
+    (4096, 4096, 4096, 128, 256, 64, 1, 3, 8),
+]
+
 
 def norms_cases():
     from norms import SHAPES, KERNELS, make
@@ -70,10 +86,11 @@ def gemm_cases(cases=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", choices=["norms", "gemm", "spills"], required=True)
+    ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra"], required=True)
     args = ap.parse_args()
     cases = (norms_cases() if args.set == "norms" else
-             gemm_cases(SPILL_CASES) if args.set == "spills" else gemm_cases())
+             gemm_cases(SPILL_CASES) if args.set == "spills" else
+             gemm_cases(EXTRA_CASES) if args.set == "extra" else gemm_cases())
     for i, (label, build) in enumerate(cases):
         try:
             torch.manual_seed(0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ncu facts of the compiled kernels behind norms.csv and triton_gemm.csv, plus the PTX
 # facts of every Triton GEMM config. Run from the repo root on the H200:
-#   RES=DIR bash tests/validation/h200/run_ncu_facts.sh
+#   RES=DIR [SETS="norms gemm spills extra ptx"] bash tests/validation/h200/run_ncu_facts.sh
 # Writes DIR/ncu_norms_facts.csv, DIR/ncu_gemm_facts.csv, DIR/ncu_spills_facts.csv (ncu --page
 # raw CSV, one row per
 # profiled kernel; the CASE lines of the *_cases.txt files give the order), and
@@ -54,7 +54,9 @@ if [ -n "$HAVE" ]; then WHAT=(--metrics "$HAVE"); else
         --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis); fi
 echo "collect: ${WHAT[*]}"
 export PYTHONUNBUFFERED=1
-for set in norms gemm spills; do
+SETS=" ${SETS:-norms gemm spills ptx} "
+for set in norms gemm spills extra; do
+  case "$SETS" in *" $set "*) ;; *) continue;; esac
   timeout 200 "$NCU" --profile-from-start off --clock-control none --cache-control all \
       "${WHAT[@]}" --csv --page raw \
       python3 "$HERE/ncu_kernel_facts.py" --set "$set" > "$RES/ncu_${set}_stdout.txt" 2>&1
@@ -64,4 +66,5 @@ for set in norms gemm spills; do
   grep -E '^"' "$RES/ncu_${set}_stdout.txt" > "$RES/ncu_${set}_facts.csv"
   wc -l "$RES/ncu_${set}_cases.txt" "$RES/ncu_${set}_facts.csv"
 done
+case "$SETS" in *" ptx "*) ;; *) exit 0;; esac
 timeout 240 python3 "$HERE/triton_ptx_facts.py" --out "$RES" --workers 12 --budget-s 220

@@ -41,6 +41,13 @@ struct GemmParams {
   // Registers per thread the compiler reported (Triton's n_regs, ptxas -v); 0: estimate them.
   // Occupancy follows them; the estimate still decides what spills.
   std::int64_t registers = 0;
+  // 4-byte spill slots per thread the compiler reported (Triton's n_spills); 0: estimate
+  // them from the registers the tile needs beyond 255.
+  std::int64_t spills = 0;
+  // Leading dimensions (row strides in elements) of A and B as stored, BLAS-style: 0 means
+  // packed (A: K for "n", M for "t"; B: N for "n", K for "t"). A padded or sliced operand has
+  // a larger one, which decides whether its rows are 16-byte aligned.
+  std::int64_t lda = 0, ldb = 0;
 };
 
 // Reads `params` (path "params"): every error names its field, all of them at once.
@@ -51,6 +58,8 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
 // the block's threads, half as many again for the epilogue's converted copy, plus a fixed
 // working set (addresses, loop state); past 255 per thread the rest spills.
 bool gemm_a_via_registers(const GemmParams& p);  // leading dimension not a multiple of 16
+std::int64_t gemm_lda(const GemmParams& p);       // lda, or the packed leading dimension
+std::int64_t gemm_ldb(const GemmParams& p);
 bool gemm_b_via_registers(const GemmParams& p);
 std::int64_t gemm_smem_bytes(const GemmParams& p);
 std::int64_t gemm_registers_needed(const GemmParams& p);
