@@ -161,10 +161,11 @@ Prepared prepare(const plan::TileProgram& program, const hw::HardwareSpec& hw, c
   return p;
 }
 
-// Every input of steps 2-4 (AnalysisMemo): the order, the grid and each access's keys (its
-// reuse dims over the grid's dims), blocks and bytes, the levels, the stream's shape (the
-// groups of the slots follow from the SM count) and the options.
-std::string memo_key(const plan::TileProgram& program, const Prepared& p, const SdcmOptions& o, double sm_count) {
+// Every input of steps 2-3 (AnalysisMemo): the order, the grid and each access's keys (its
+// reuse dims over the grid's dims), blocks and bytes, the levels, the stream's shape but its
+// fill window (the groups of the slots follow from the SM count) and the options.
+detail::MemoKey touches_key(const plan::TileProgram& program, const Prepared& p,
+                            const SdcmOptions& o, double sm_count) {
   detail::MemoKey k;
   k.add(static_cast<std::int64_t>(p.spec.kind)).add(p.spec.group_m).add(static_cast<std::int64_t>(p.spec.raster));
   k.add(p.spec.ctas).add(static_cast<std::int64_t>(program.grid.dims.size()));
@@ -175,10 +176,19 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
     k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.repeats);
   }
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
-  k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.fill_window);
+  k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration);
   k.add(p.shape.foreign_share).add(p.shape.whole_stream).add(sm_count);
-  k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact).add(o.merge_per_lookup);
-  return k.str();
+  k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact);
+  return k;
+}
+
+// ... and of step 4: the fill window and the merging of requests in flight.
+std::string memo_key(const plan::TileProgram& program, const Prepared& p, const SdcmOptions& o,
+                     double sm_count) {
+  return touches_key(program, p, o, sm_count)
+      .add(p.shape.fill_window)
+      .add(o.merge_per_lookup)
+      .str();
 }
 
 // CTAs go round-robin over the SMs (slot s on SM s % sm_count); NVIDIA does not publish which
@@ -190,9 +200,23 @@ void assign_groups(StreamShape& shape, double sm_count) {
     shape.group_of_slot[static_cast<std::size_t>(s)] = static_cast<std::int32_t>((s % sms) % shape.groups);
 }
 
-// Steps 2-4: the stream, sampled over waves and along the reduction axis (§3.5.2), the
-// cascade's hits, lookups and DRAM bytes of each sampled access (eqs. 7-10, §3.5.3), their
-// totals per access and the per-tile maps.
+// Steps 2-3: the stream, sampled over waves and along the reduction axis (§3.5.2), and the
+// cascade's outcome of each sampled access (eqs. 7-10, §3.5.3), appended to `touches`.
+void walk_touches(const TileSequence& tiles, const Prepared& p, const SdcmOptions& options,
+                  const detail::TallyContext& ctx, const StreamInput& input,
+                  std::vector<detail::Touch>& touches) {
+  touches.clear();
+  const int samples = p.shape.skew.per_iteration > 0 ? std::max(1, options.k_samples) : 1;
+  for (int s = 0; s < samples; ++s)
+    walk_stream(detail::StreamWalker::of_this_thread(), tiles, input, p.shape, (s + 0.5) / samples,
+                ctx.waves, [&](const WaveStream& w) {
+                  detail::add_touches(w, ctx, options.tile_maps, touches);
+                });
+}
+
+// Steps 2-4: the touches of the stream (walk_touches, or this thread's memo of them for the
+// same inputs: a search over pipeline stages changes only the fill window), with the misses in
+// flight their totals per access and the per-tile maps.
 CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptions& options, double sm_count,
                   std::string name) {
   assign_groups(p.shape, sm_count);
@@ -222,14 +246,28 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   if (p.shape.fill_window > 0) {
     t.fill_window = p.shape.fill_window;
     t.merge_per_lookup = std::max<std::int64_t>(1, options.merge_per_lookup);
-    for (const AccessPlan& ap : p.plans)
-      t.runs.emplace_back(static_cast<std::size_t>(ap.keys.count() * p.lv.groups), Tally::Run{});
+    for (const AccessPlan& ap : p.plans)  // stores are never touched by the stream
+      t.runs.emplace_back(
+          ap.access->write ? 0 : static_cast<std::size_t>(ap.keys.count() * p.lv.groups),
+          Tally::Run{});
   }
   const int samples = p.shape.skew.per_iteration > 0 ? std::max(1, options.k_samples) : 1;
   const detail::TallyContext ctx{p.plans, streamed, blocks, p.lv, waves, 1.0 / samples};
-  for (int s = 0; s < samples; ++s)
-    walk_stream(detail::StreamWalker::of_this_thread(), tiles_in, input, p.shape, (s + 0.5) / samples, waves,
-                [&](const WaveStream& w) { detail::tally_wave(w, ctx, t); });
+  const std::vector<detail::Touch>* touches = nullptr;
+  if (options.memo && !options.tile_maps) {
+    auto& memo = detail::AnalysisMemo<std::vector<detail::Touch>, 4>::of_this_thread();
+    const std::string key = touches_key(program, p, options, sm_count).str();
+    if (!(touches = memo.find(key))) {
+      auto& fresh = memo.slot(key);
+      walk_touches(tiles_in, p, options, ctx, input, fresh);
+      touches = &fresh;
+    }
+  } else {  // this thread's buffer: a walk's touches run to megabytes, costly to allocate anew
+    thread_local std::vector<detail::Touch> own;
+    walk_touches(tiles_in, p, options, ctx, input, own);
+    touches = &own;
+  }
+  detail::tally_touches(*touches, ctx, t);
   CacheTraffic traffic{.model = std::move(name), .accesses = {}, .tile_maps = {}};
   for (std::size_t a = 0; a < p.plans.size(); ++a)
     traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles)));
@@ -243,11 +281,11 @@ CacheTraffic SdcmCacheModel::analyze(const plan::TileProgram& program, const hw:
   Prepared p = prepare(program, hw, options_);
   // Maps are large and asked for by the GUI one plan at a time: only batch analyses are kept.
   if (!options_.memo || options_.tile_maps) return walk(program, p, options_, hw.sm_count, name());
-  auto& memo = detail::AnalysisMemo::of_this_thread();
+  auto& memo = detail::AnalysisMemo<CacheTraffic>::of_this_thread();
   const std::string key = memo_key(program, p, options_, hw.sm_count);
   if (const CacheTraffic* known = memo.find(key)) return *known;
   CacheTraffic traffic = walk(program, p, options_, hw.sm_count, name());
-  memo.store(key, traffic);
+  memo.slot(key) = traffic;
   return traffic;
 }
 

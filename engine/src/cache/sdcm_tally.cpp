@@ -19,14 +19,6 @@ void add_position(Tally& t, std::size_t i, const Outcome& o, bool l15, double by
   t.count[i] += 1;
 }
 
-struct PerAccess {  // what every access of one stream access index shares
-  std::size_t plan;
-  double tile_bytes, req;
-  std::int64_t repeats;  // requests of the block per touch (rows of a tile wider than the tensor)
-  const BlockLevels* levels;
-  std::vector<SureGaps> sure;  // per group
-};
-
 void add_sums(Tally::Sums& sums, const Outcome& o, double req) {
   sums.near_lookups += req * (1 - o.merged);
   sums.near_hits += req * o.near_hit;
@@ -48,20 +40,77 @@ Outcome repeat_outcome(Tally::Run& run, std::int64_t repeats, std::int64_t merge
   const std::int64_t n = repeats - 1, f = run.followers, m = merge_per_lookup;
   const auto looked = static_cast<double>((f + n + m - 1) / m - (f + m - 1) / m) / static_cast<double>(n);
   run.followers += n;
+  run.until_lookup = (m - run.followers % m) % m;
   const double in_flight = 1 - run.hit;
   return {.near_hit = run.hit + in_flight * looked, .pending = in_flight, .merged = in_flight * (1 - looked)};
 }
 
-// The sums over a wave's accesses; `outcome` is the cascade of the profile's levels.
+// Pass 1 for one cascade: `outcome(sa, s)` for the accesses of stream access s.
 template <class Cascade>
-void tally_accesses(const WaveStream& wave, const TallyContext& c, Tally& t, const std::vector<PerAccess>& per,
-                    Cascade&& outcome) {
-  const bool maps = !t.count.empty();
+void emit_touches(const WaveStream& wave, const TallyContext& c, std::vector<Touch>& out,
+                  Cascade&& outcome) {
   for (const StreamAccess& sa : wave.accesses) {
-    const PerAccess& pa = per[static_cast<std::size_t>(sa.access)];
-    const double req = pa.req;
-    Outcome o = pa.levels->block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, pa);
-    if (!t.runs.empty() && pa.levels->block() > 0) {
+    const auto s = static_cast<std::size_t>(sa.access);
+    out.push_back({.pos = sa.pos,
+                   .key = sa.key,
+                   .plan = static_cast<std::int32_t>(c.streamed[s]),
+                   .group = sa.group,
+                   .sample = wave.sample,
+                   .gap_same = sa.gap_same,
+                   .o = c.blocks[s].block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, s)});
+  }
+}
+
+}  // namespace
+
+void add_touches(const WaveStream& wave, const TallyContext& c, bool distance,
+                 std::vector<Touch>& touches) {
+  if (c.levels.l15) {
+    emit_touches(wave, c, touches, [&](const StreamAccess& sa, std::size_t s) {
+      return l15_cascade(wave, sa, c.blocks[s]);
+    });
+    return;
+  }
+  const auto groups = static_cast<std::int32_t>(c.levels.groups);
+  std::vector<SureGaps> sure;  // [stream access * groups + group]
+  for (const BlockLevels& bl : c.blocks)
+    for (std::int32_t g = 0; g < groups; ++g) sure.push_back(sure_gaps(wave.near(g), bl));
+  const double home = 1.0 / static_cast<double>(groups);
+  const auto sure_of = [&](std::size_t s) {
+    return sure.data() + s * static_cast<std::size_t>(groups);
+  };
+  if (groups == 2)
+    emit_touches(wave, c, touches, [&](const StreamAccess& sa, std::size_t s) {
+      return partition_cascade<2>(wave, sa, c.blocks[s], 2, home, sure_of(s), distance);
+    });
+  else
+    emit_touches(wave, c, touches, [&](const StreamAccess& sa, std::size_t s) {
+      return partition_cascade(wave, sa, c.blocks[s], groups, home, sure_of(s), distance);
+    });
+}
+
+void tally_touches(const std::vector<Touch>& touches, const TallyContext& c, Tally& t) {
+  // Per sampled wave and access: the bytes of one tile's touch, and what it stands for.
+  const std::size_t n = c.plans.size();
+  std::vector<double> tile_bytes(c.waves.size() * n), req(c.waves.size() * n);
+  for (std::size_t w = 0; w < c.waves.size(); ++w)
+    for (std::size_t a = 0; a < n; ++a) {
+      const AccessPlan& ap = c.plans[a];
+      tile_bytes[w * n + a] = ap.block_bytes * ap.executions * c.weight;
+      req[w * n + a] = tile_bytes[w * n + a] * c.waves[w].weight;
+    }
+  const bool maps = !t.count.empty(), runs = !t.runs.empty();
+  const auto groups = static_cast<std::size_t>(c.levels.groups);
+  for (const Touch& tc : touches) {
+    const auto plan = static_cast<std::size_t>(tc.plan);
+    const AccessPlan& ap = c.plans[plan];
+    const std::size_t at = static_cast<std::size_t>(tc.sample) * n + plan;
+    Outcome o = tc.o;
+    const bool block = ap.block_bytes > 0;
+    Tally::Run* run = runs && block ? &t.runs[plan][static_cast<std::size_t>(tc.key) * groups +
+                                                    static_cast<std::size_t>(tc.group)]
+                                    : nullptr;
+    if (run) {
       // Misses in flight (ncu_pending.csv, burst rows): a touch of the block by the same SM
       // group within one fill window of the run's first touch is served by that touch's fill.
       // Where the block was there it is a plain hit; where its fill is in flight the request
@@ -69,65 +118,38 @@ void tally_accesses(const WaveStream& wave, const TallyContext& c, Tally& t, con
       // misses of 65536), and all but every merge_per_lookup-th of those followers merge
       // before a lookup (8, 16 and 66 CTAs per partition reading at once: 3, 5.5 and 17.7
       // lookups per sector, 1 + ceil((n - 1) / 4) = 3, 5, 18).
-      Tally::Run& run = t.runs[pa.plan][static_cast<std::size_t>(sa.key * c.levels.groups + sa.group)];
-      if (!std::isnan(run.hit) && run.age + sa.gap_same < t.fill_window) {
-        run.age += sa.gap_same;
-        const double looked = run.followers++ % t.merge_per_lookup == 0 ? 1.0 : 0.0;
-        const double in_flight = 1 - run.hit;
-        o = Outcome{.near_hit = run.hit + in_flight * looked, .pending = in_flight, .merged = in_flight * (1 - looked),
+      if (run->age + tc.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
+        run->age += tc.gap_same;
+        const bool lookup =
+            run->until_lookup == 0;  // every merge_per_lookup-th follower, the first one included
+        ++run->followers;
+        run->until_lookup = lookup ? t.merge_per_lookup - 1 : run->until_lookup - 1;
+        const double looked = lookup ? 1.0 : 0.0;
+        const double in_flight = 1 - run->hit;
+        o = Outcome{.near_hit = run->hit + in_flight * looked,
+                    .pending = in_flight,
+                    .merged = in_flight * (1 - looked),
                     .near_distance = o.near_distance};
       } else {
-        run = {.hit = o.near_hit, .age = 0, .followers = 0};
+        *run = {.hit = o.near_hit, .age = 0, .followers = 0, .until_lookup = 0};
       }
     }
-    add_sums(t.access[pa.plan], o, req);
+    add_sums(t.access[plan], o, req[at]);
     // Without a fill window (an L1.5 tier, or switched off) repeats stay inside the SM.
     Outcome rep;
-    const bool repeats = pa.repeats > 1 && !t.runs.empty() && pa.levels->block() > 0;
+    const bool repeats = ap.repeats > 1 && run;
     if (repeats) {
-      rep = repeat_outcome(t.runs[pa.plan][static_cast<std::size_t>(sa.key * c.levels.groups + sa.group)], pa.repeats,
-                           t.merge_per_lookup);
-      add_sums(t.access[pa.plan], rep, req * static_cast<double>(pa.repeats - 1));
+      rep = repeat_outcome(*run, ap.repeats, t.merge_per_lookup);
+      add_sums(t.access[plan], rep, req[at] * static_cast<double>(ap.repeats - 1));
     }
     if (!maps) continue;
-    const auto pos = static_cast<std::size_t>(t.offset[static_cast<std::size_t>(wave.sample)] + sa.pos % t.slots);
-    add_position(t, pos * c.plans.size() + pa.plan, o, c.levels.l15, pa.tile_bytes);
+    const auto pos =
+        static_cast<std::size_t>(t.offset[static_cast<std::size_t>(tc.sample)] + tc.pos % t.slots);
+    add_position(t, pos * n + plan, o, c.levels.l15, tile_bytes[at]);
     if (repeats)
-      add_position(t, pos * c.plans.size() + pa.plan, rep, c.levels.l15,
-                   pa.tile_bytes * static_cast<double>(pa.repeats - 1), false);
+      add_position(t, pos * n + plan, rep, c.levels.l15,
+                   tile_bytes[at] * static_cast<double>(ap.repeats - 1), false);
   }
-}
-
-}  // namespace
-
-void tally_wave(const WaveStream& wave, const TallyContext& c, Tally& t) {
-  const double wave_weight = c.waves[static_cast<std::size_t>(wave.sample)].weight;
-  std::vector<PerAccess> per(c.streamed.size());
-  for (std::size_t s = 0; s < per.size(); ++s) {
-    const AccessPlan& ap = c.plans[c.streamed[s]];
-    const double tile_bytes = ap.block_bytes * ap.executions * c.weight;
-    per[s] = {.plan = c.streamed[s], .tile_bytes = tile_bytes, .req = tile_bytes * wave_weight, .repeats = ap.repeats,
-              .levels = &c.blocks[s], .sure = {}};
-  }
-  if (c.levels.l15) {
-    tally_accesses(wave, c, t, per, [&](const StreamAccess& sa, const PerAccess& pa) {
-      return l15_cascade(wave, sa, *pa.levels);
-    });
-    return;
-  }
-  const auto groups = static_cast<std::int32_t>(c.levels.groups);
-  for (PerAccess& pa : per)
-    for (std::int32_t g = 0; g < groups; ++g) pa.sure.push_back(sure_gaps(wave.near(g), *pa.levels));
-  const double home = 1.0 / static_cast<double>(groups);
-  const bool distance = !t.count.empty();
-  if (groups == 2)
-    tally_accesses(wave, c, t, per, [&](const StreamAccess& sa, const PerAccess& pa) {
-      return partition_cascade<2>(wave, sa, *pa.levels, 2, home, pa.sure.data(), distance);
-    });
-  else
-    tally_accesses(wave, c, t, per, [&](const StreamAccess& sa, const PerAccess& pa) {
-      return partition_cascade(wave, sa, *pa.levels, groups, home, pa.sure.data(), distance);
-    });
 }
 
 Tally empty_tally(std::size_t accesses, const std::vector<WaveSample>& waves, std::int64_t slots, std::int64_t tiles,

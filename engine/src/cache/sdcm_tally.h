@@ -1,5 +1,9 @@
-// The cache model's bookkeeping (private to sdcm_cache_model.cpp): each sampled access's
-// cascade outcome summed per access of the program, and per sampled position for the maps.
+// The cache model's bookkeeping (private to sdcm_cache_model.cpp), in two passes: each
+// sampled access's cascade outcome (Touch: what the footprints and SDCM give, whatever the
+// fill window), then those outcomes, with the misses in flight of the fill window, summed per
+// access of the program and per sampled position for the maps. The first pass is most of the
+// work and does not depend on the fill window (pipeline stages), so a search over stages can
+// reuse it (sdcm_cache_model.cpp).
 #pragma once
 
 #include <cstdint>
@@ -36,17 +40,27 @@ struct Tally {
   std::vector<std::int64_t> offset;
   std::int64_t slots = 1;
   // Per access, [key * groups + group], the block's current run of touches within the fill
-  // window: the near-hit share of the touch that opened it (NaN: none yet), the iterations
-  // since it opened and the touches that followed it.
+  // window: the near-hit share of the touch that opened it, the iterations since it opened
+  // (infinite: none yet) and the touches that followed it.
   struct Run {
-    double hit = std::numeric_limits<double>::quiet_NaN();
-    double age = 0;
+    double hit = 0;
+    double age = std::numeric_limits<double>::infinity();
     std::int64_t followers = 0;
+    std::int64_t until_lookup = 0;  // followers to come before the next one looked up
   };
   std::vector<std::vector<Run>> runs;
   double fill_window = 0;     // iterations
   std::int64_t merge_per_lookup = 1;  // followers of a fill in flight per L2 lookup
   std::vector<double> l2_hits, l2_lookups, near_hits, near_lookups, distance, count;
+};
+
+// One sampled access and its cascade outcome, in stream order.
+struct Touch {
+  std::int64_t pos = 0;                          // launch position of the tile
+  std::int64_t key = 0;                          // the block's reuse key
+  std::int32_t plan = 0, group = 0, sample = 0;  // access of the program, SM group, WaveSample
+  double gap_same = 0;                           // StreamAccess::gap_same
+  Outcome o;  // the cascade's, before the fill window (pending, merged: 0)
 };
 
 struct TallyContext {
@@ -60,7 +74,12 @@ struct TallyContext {
 
 Tally empty_tally(std::size_t accesses, const std::vector<WaveSample>& waves, std::int64_t slots, std::int64_t tiles,
                   bool maps);
-void tally_wave(const WaveStream& wave, const TallyContext& c, Tally& t);
+// Pass 1: appends the cascade outcome of every access of a sampled wave; `distance`: fill
+// Outcome::near_distance (the maps).
+void add_touches(const WaveStream& wave, const TallyContext& c, bool distance,
+                 std::vector<Touch>& touches);
+// Pass 2: the touches of a whole walk, in order, into the sums (and maps) of `t`.
+void tally_touches(const std::vector<Touch>& touches, const TallyContext& c, Tally& t);
 // Per-tile hit-rate maps (the GUI's heatmaps): all tensors, each read tensor, and L1.5.
 void add_maps(CacheTraffic& traffic, const Tally& t, const std::vector<AccessPlan>& plans,
               const std::vector<std::int64_t>& seq, const std::vector<WaveSample>& waves, bool l15);
