@@ -48,6 +48,7 @@ nlohmann::json read_comm_fields(const nlohmann::json& params, const std::string&
                                 Errors& errors) {
   FieldReader f{params, path, errors};
   out.devices = f.integer("devices", 2, kMaxDevices).value_or(0);
+  out.comm_sms_given = f.has("comm_sms");
   out.comm_sms = f.integer("comm_sms", 0, 1024, 16).value_or(16);
   if (f.has("algorithm")) out.algorithm = f.string("algorithm");
   if (auto o = f.string("overlap", "fused")) {

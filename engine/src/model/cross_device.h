@@ -5,7 +5,9 @@
 #include <optional>
 #include <string>
 
+#include "tilesight/kernels/fused_comm.h"
 #include "tilesight/model/evaluate.h"
+#include "tilesight/net/collective_cost.h"
 #include "tilesight/model/stream_share.h"
 #include "tilesight/net/system_profile.h"
 #include "tilesight/report/prediction.h"
@@ -22,6 +24,15 @@ inline std::optional<Error> devices_error(std::int64_t devices, const net::Syste
 
 // A single-GPU prediction's kernel time without its launch overhead, in seconds.
 inline double kernel_seconds(const report::Prediction& p) { return (p.latency_us - p.launch_overhead_us) * 1e-6; }
+
+// NCCL's CTAs beside the compute in stream mode (one per channel): the plan's `comm_sms`
+// where it names one, else the channels NCCL runs for this collective where the system
+// profile measures them (net/nccl_channels.h: 24 for a ring of 2 MiB+ on two H200s, 32 for
+// all-to-all), else the CommFields default.
+inline std::int64_t nccl_ctas(const kernels::CommFields& f, const net::CollectiveCost& c) {
+  if (f.comm_sms_given || c.channels <= 0) return f.comm_sms;
+  return c.channels;
+}
 
 // Stream overlap (DESIGN.md): one compute piece launched beside NCCL's kernels — its time
 // with the launch of a kernel queued behind another, and the SMs it leaves the collective.

@@ -1,5 +1,6 @@
 // A standalone collective as a prediction: the launch latency is the prologue, the ordered
 // stages the steady part (§3.6, T_c = Σ_k T_k); the Net pipeline is the only one busy.
+#include <algorithm>
 #include <cstdio>
 #include <numeric>
 
@@ -55,6 +56,12 @@ Result<report::Prediction> evaluate_collective(const kernels::CollectiveParams& 
                            std::string(p.algorithm ? "by the plan" : "by the tuner, as NCCL's") + "): " +
                            std::to_string(c.stages) + " stages; algbw " + fmt("%.4g", c.algbw_gbps) +
                            " GB/s, busbw " + fmt("%.4g", c.busbw_gbps) + " GB/s.");
+  const bool channel_bound = std::any_of(cost->stages.begin(), cost->stages.end(),
+                                         [](const net::StageTiming& st) { return st.cost.channel_bound(); });
+  if (channel_bound)
+    pred.diagnosis.push_back("NCCL's " + std::to_string(cost->channels) + " channels (one CTA each) send " +
+                             fmt("%.4g", cost->send_rate / 1e9) + " GB/s per GPU, less than the links carry: "
+                             "the channels, not the links, set the pace (measured, hw profile \"nccl_channels\").");
   if (!pred.network.links.empty()) {
     const auto& b = pred.network.links.front();
     pred.diagnosis.push_back("Bottleneck link " + b.link + " (" + b.type + ") busy " +

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
 #include "cross_device.h"
 #include "tilesight/model/distributed.h"
@@ -81,8 +82,18 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
   } else {
     const bool stream = p.overlap == kernels::Overlap::kStream;
     double piece_s = gemm_s / static_cast<double>(n);
+    // gemm_rs, stream with chunks: each chunk's own reduce-scatter, after it
+    std::optional<net::CollectiveCost> chunk;
+    net::CollectiveRequest part = request;
+    if (stream && p.chunks > 0) {
+      part.bytes = request.bytes / static_cast<double>(p.chunks);
+      auto c = net::tune_collective(system.network, part, {.algorithm = p.algorithm});
+      if (!c) return c.errors();
+      chunk = std::move(c).value();
+    }
     if (stream) {
-      auto piece = stream_piece(kernels::lift_gemm(kernels::piece_gemm(p)), system, p.comm_sms);
+      auto piece = stream_piece(kernels::lift_gemm(kernels::piece_gemm(p)), system,
+                                nccl_ctas(p, chunk ? *chunk : *comm));
       if (!piece) return piece.errors();
       piece_s = piece->seconds;
       share = piece->share;
@@ -91,11 +102,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
     double step_bytes = request.bytes / static_cast<double>(n);  // a ring step's shard
     in.comm.assign(n - 1, step);
     in.compute.assign(n, piece_s);
-    if (stream && p.chunks > 0) {  // gemm_rs: each chunk's own reduce-scatter, after it
-      net::CollectiveRequest part = request;
-      part.bytes = request.bytes / static_cast<double>(p.chunks);
-      auto chunk = net::tune_collective(system.network, part, {.algorithm = p.algorithm});
-      if (!chunk) return chunk.errors();
+    if (chunk) {
       step = chunk->total_s;
       step_bytes = part.bytes * static_cast<double>(n - 1) / static_cast<double>(n);
       in.comm.assign(static_cast<std::size_t>(p.chunks), step);

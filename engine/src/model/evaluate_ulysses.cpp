@@ -62,7 +62,8 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
     const bool stream = p.overlap == kernels::Overlap::kStream;
     double piece_s = kernel_seconds(pred) / np;
     if (stream) {
-      auto piece = stream_piece(kernels::lift_attention(kernels::ulysses_piece(p, pieces)), system, p.comm_sms);
+      auto piece = stream_piece(kernels::lift_attention(kernels::ulysses_piece(p, pieces)), system,
+                                nccl_ctas(p, *in_piece));
       if (!piece) return piece.errors();
       piece_s = piece->seconds;
       share = piece->share;

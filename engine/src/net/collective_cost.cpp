@@ -20,8 +20,9 @@ Stage scaled(const Stage& s, double fraction) {
 
 // Pipelined stage: (C + fill)(a + b/C) is least at C* = sqrt(fill · b / a) (Sanders et al.),
 // searched around that optimum over whole chunk counts.
-StageTiming pipelined(const NetworkHierarchy& net, const CollectiveRequest& r, const Stage& s, Protocol p) {
-  const StageCost whole = stage_cost(net, r.group, s, r.collective, p);
+StageTiming pipelined(const NetworkHierarchy& net, const CollectiveRequest& r, const Stage& s, Protocol p,
+                      double send_rate) {
+  const StageCost whole = stage_cost(net, r.group, s, r.collective, p, send_rate);
   const double a = whole.latency_s, b = whole.serialisation_s;
   const double payload = s.exchanges.empty() ? 0 : s.exchanges.front().bytes;
   const double max_chunks = std::max(1.0, std::floor(payload / kMinChunkBytes));
@@ -35,7 +36,7 @@ StageTiming pipelined(const NetworkHierarchy& net, const CollectiveRequest& r, c
   }
   StageTiming st{.label = s.label, .repeat = static_cast<std::int64_t>(best_c + fill),
                  .chunk_bytes = payload / best_c};
-  st.cost = stage_cost(net, r.group, scaled(s, 1.0 / best_c), r.collective, p);
+  st.cost = stage_cost(net, r.group, scaled(s, 1.0 / best_c), r.collective, p, send_rate);
   return st;
 }
 
@@ -59,14 +60,18 @@ CollectiveCost collective_cost(const NetworkHierarchy& net, const CollectiveAlgo
                    .protocol = protocol, .ranks = request.ranks(), .bytes = request.bytes,
                    .base_s = net.launch_latency(protocol)};
   c.total_s = c.base_s;
+  if (const NcclChannels& ch = net.channels(); ch.measured()) {
+    c.channels = ch.channels(request.collective, protocol, request.bytes);
+    c.send_rate = ch.send_rate(request.collective, protocol, c.channels).value_or(0);
+  }
   for (const Stage& s : algorithm.stages(request)) {
     StageTiming st;
     if (s.pipeline_fill > 0) {
-      st = pipelined(net, request, s, protocol);
+      st = pipelined(net, request, s, protocol, c.send_rate);
     } else {
       st = {.label = s.label, .repeat = s.repeat,
             .chunk_bytes = s.exchanges.empty() ? 0 : s.exchanges.front().bytes,
-            .cost = stage_cost(net, request.group, s, request.collective, protocol)};
+            .cost = stage_cost(net, request.group, s, request.collective, protocol, c.send_rate)};
     }
     c.total_s += static_cast<double>(st.repeat) * st.cost.time_s();
     c.stages.push_back(std::move(st));

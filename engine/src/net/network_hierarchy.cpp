@@ -117,7 +117,10 @@ Result<NetworkHierarchy> NetworkHierarchy::with_bandwidth_scaled(const std::stri
   }
   it->bandwidth *= factor;
   auto scaled = build(nodes_, std::move(types), links_);
-  if (scaled) scaled.value().launch_s_ = launch_s_;
+  if (scaled) {
+    scaled.value().launch_s_ = launch_s_;
+    scaled.value().channels_ = channels_;
+  }
   return scaled;
 }
 

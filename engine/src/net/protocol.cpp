@@ -33,6 +33,15 @@ double protocol_bandwidth_fraction(Collective c, Protocol p) {
   return 1.0;
 }
 
+double protocol_wire_fraction(Protocol p) {
+  switch (p) {
+    case Protocol::kLL: return 0.5;
+    case Protocol::kLL128: return 120.0 / 128.0;
+    case Protocol::kSimple: return 1.0;
+  }
+  return 1.0;
+}
+
 double protocol_base_latency(Protocol p) {
   constexpr std::array<double, kProtocolCount> base_us = {6.6, 14.0, 8.4};
   return base_us[static_cast<std::size_t>(p)] * 1e-6;

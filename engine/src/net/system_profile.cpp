@@ -223,7 +223,7 @@ Result<SystemSpec> parse_system(const json& doc) {
   SystemSpec spec;
   FieldReader root{doc, "", errors};
   root.reject_unknown({"name", "display_name", "device", "profile_source", "default_source", "notes", "devices",
-                       "switches", "link_types", "links", "launch_us"});
+                       "switches", "link_types", "links", "launch_us", "nccl_channels"});
   spec.name = root.string("name").value_or("");
   spec.display_name = root.string("display_name", "").value_or("");
   if (auto src = root.string("profile_source", "datasheet")) {
@@ -247,12 +247,19 @@ Result<SystemSpec> parse_system(const json& doc) {
   std::array<std::optional<double>, kProtocolCount> launch{};
   if (root.has("launch_us"))
     if (const json* l = root.object("launch_us")) read_launch(*l, "launch_us", launch, spec, errors);
+  std::optional<NcclChannels> channels;
+  if (root.has("nccl_channels")) {
+    std::string source;
+    channels = read_nccl_channels(doc.at("nccl_channels"), "nccl_channels", source, errors);
+    if (channels) spec.sources["nccl_channels"] = source;
+  }
   if (!errors.empty()) return errors;
   auto net = NetworkHierarchy::build(std::move(p.nodes), std::move(p.types), std::move(p.links));
   if (!net) return net.errors();
   spec.network = std::move(net).value();
   for (Protocol pr : kAllProtocols)
     if (const auto& secs = launch[static_cast<std::size_t>(pr)]) spec.network.set_launch_latency(pr, *secs);
+  if (channels) spec.network.set_channels(std::move(*channels));
   return spec;
 }
 

@@ -15,15 +15,53 @@ model is below 0.3 us and is subtracted anyway. Medians, because single rows sca
 Usage: python3 tests/validation/h200x2/calibrate_net.py  (stdlib only; prints the values)
 """
 import csv
+import json
 import os
 import statistics
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATASHEET = 450e9      # NVLink 4 per direction per GPU (18 x 25 GB/s)
 SMALL_MAX = 64 * 1024  # bytes
-# Share of the Simple bandwidth each protocol reaches (engine/src/net/protocol.cpp, NCCL
-# tuning.cc): LL 1/4 for all_reduce, 1/3 otherwise; LL128 0.92.
-FRACTION = {("all_reduce", "LL"): 0.25, ("all_gather", "LL"): 1 / 3, "LL128": 0.92, "Simple": 1.0}
+# Payload share of the wire per protocol (engine/src/net/protocol.cpp): LL 1/2, LL128 120/128.
+WIRE = {"LL": 0.5, "LL128": 120 / 128, "Simple": 1.0}
+PROFILE = os.path.join(HERE, "..", "..", "..", "hw_profiles", "h200x2.json")
+
+
+def share_at(curve, x):
+    """A channel's rate as a share of a lone channel's at aggregate rate x, from the Simple
+    points (engine/src/net/nccl_channels.cpp, share_at)."""
+    lone = curve[0][1] / curve[0][0]
+    f = [g / k / lone for k, g in curve]
+    if len(curve) == 1 or x <= curve[0][1]:
+        return f[0]
+    i = 1
+    while i + 1 < len(curve) and x > curve[i][1]:
+        i += 1
+    w = (x - curve[i - 1][1]) / (curve[i][1] - curve[i - 1][1])
+    return max(0.01, f[i - 1] + w * (f[i] - f[i - 1]))
+
+
+def channel_rate(coll, proto, size):
+    """Bytes/s a GPU's NCCL channels send, as the engine reads the profile's "nccl_channels":
+    channels from the buffer size; X = k * lone * f(X) with f from the Simple points."""
+    ch = json.load(open(PROFILE))["nccl_channels"]
+    k = max(1, min(ch["ring"], size // ch["bytes_per_channel"][proto]))
+    curve = ch["send_gbps"][coll]["Simple"]
+    own = ch["send_gbps"][coll].get(proto)
+    if own:
+        lone = own[0][1] / own[0][0]
+    else:  # the Simple rate times NCCL's tuner share, as the engine does
+        lone = curve[0][1] / curve[0][0] * {"LL": 0.25 if coll == "all_reduce" else 1 / 3,
+                                             "LL128": 0.92}[proto]
+    top = k * lone
+    lo, hi = 0.0, top * max([1.0] + [share_at(curve, g) for _, g in curve])
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if mid - top * share_at(curve, mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2 * 1e9
 
 
 def rows(name):
@@ -42,10 +80,13 @@ def p2p_bandwidth():
 
 
 def small_median(coll, proto, bw):
-    frac = FRACTION.get((coll, proto), FRACTION.get(proto))
-    # two ranks: all_gather sends bytes/2 once, all_reduce bytes/2 twice (ring steps)
+    # two ranks: all_gather sends bytes/2 once, all_reduce bytes/2 twice (ring steps), each
+    # as fast as the link's payload share and the GPU's channels allow
     steps = 2 if coll == "all_reduce" else 1
-    t = [float(r["time_us"]) - steps * int(r["bytes"]) / 2 / (bw * frac) * 1e6
+
+    def rate(size):
+        return min(bw * WIRE[proto], channel_rate(coll, proto, size))
+    t = [float(r["time_us"]) - steps * int(r["bytes"]) / 2 / rate(int(r["bytes"])) * 1e6
          for r in rows("collectives.csv")
          if r["collective"] == coll and r["proto"] == proto and int(r["bytes"]) <= SMALL_MAX]
     return statistics.median(t), len(t)

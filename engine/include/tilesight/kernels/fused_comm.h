@@ -3,7 +3,8 @@
 // shard of B) and `gemm_rs` (A column-sharded over K, B row-sharded: each device computes a
 // partial M x N that is reduce-scattered by rows). Parameters are the `gemm` ones plus
 // `devices`, `overlap` (none | stream | fused, default fused), optional `algorithm` for
-// the collective, `comm_sms` (NCCL's channels: one CTA each, in stream mode) and, for
+// the collective, `comm_sms` (NCCL's CTAs in stream mode; by default the collective's
+// channels where the system profile measures them, net/nccl_channels.h) and, for
 // gemm_rs, `chunks`.
 #pragma once
 
@@ -26,7 +27,11 @@ struct CommFields {
   std::int64_t devices = 0;
   Overlap overlap = Overlap::kFused;
   std::optional<std::string> algorithm;
-  std::int64_t comm_sms = 16;  // NCCL's channels in stream mode, one CTA (and SM) each
+  // NCCL's CTAs in stream mode, one per channel: the plan's value where it names one
+  // (comm_sms_given); else the collective's channel count where the system profile measures
+  // NCCL's channels; else this default (systems whose NCCL channels are not measured).
+  std::int64_t comm_sms = 16;
+  bool comm_sms_given = false;
 };
 
 // Reads `devices`, `comm_sms`, `algorithm` and `overlap` from `params` into `out` (errors with

@@ -29,6 +29,8 @@ struct CollectiveCost {
   double bytes = 0;
   double base_s = 0;   // launch latency of the protocol
   double total_s = 0;  // base + Σ repeat · T_k
+  std::int64_t channels = 0;  // NCCL's channels (CTAs per GPU) where the system measures them, else 0
+  double send_rate = 0;       // bytes/s those channels send per GPU (0: no channel bound)
   std::vector<StageTiming> stages;
 
   // nccl-tests' bandwidths: algbw = size / time; busbw = algbw times 2(n-1)/n for

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tilesight/net/nccl_channels.h"
 #include "tilesight/net/protocol.h"
 #include "tilesight/util/result.h"
 
@@ -74,6 +75,11 @@ class NetworkHierarchy {
   double launch_latency(Protocol p) const { return launch_s_[static_cast<std::size_t>(p)]; }
   void set_launch_latency(Protocol p, double seconds) { launch_s_[static_cast<std::size_t>(p)] = seconds; }
 
+  // NCCL's channels on this system (nccl_channels.h); not measured() where the profile has
+  // no "nccl_channels": then only the links bound a stage.
+  const NcclChannels& channels() const { return channels_; }
+  void set_channels(NcclChannels c) { channels_ = std::move(c); }
+
   // Node of each device of `group` (node.h): devices whose route crosses no LinkClass::kNet
   // link share a node; nodes are numbered in order of first appearance.
   std::vector<std::size_t> nodes_of(const std::vector<std::size_t>& group) const;
@@ -88,6 +94,7 @@ class NetworkHierarchy {
   std::vector<Link> links_;
   std::vector<std::size_t> devices_;  // node index of each device
   std::vector<Route> routes_;         // devices x devices
+  NcclChannels channels_;
   std::array<double, kProtocolCount> launch_s_{protocol_base_latency(Protocol::kLL),
                                                protocol_base_latency(Protocol::kLL128),
                                                protocol_base_latency(Protocol::kSimple)};

@@ -30,6 +30,11 @@ std::optional<Collective> collective_from_name(std::string_view s);
 // carries data, less flag overhead); Simple at 1.
 double protocol_bandwidth_fraction(Collective c, Protocol p);
 
+// Share of the bytes on the wire that are payload: LL moves 8-byte words of 4 data bytes
+// and a 4-byte flag (1/2); LL128 128-byte lines of which 8 bytes are flags (120/128);
+// Simple plain data (1). The link bound of a protocol where NCCL's channels are measured.
+double protocol_wire_fraction(Protocol p);
+
 // Fixed cost of one collective launch per protocol, seconds. Source: NCCL tuning.cc
 // baseLat, Ring row (LL 6.6, LL128 14.0, Simple 8.4 us). The default of a system profile
 // without "launch_us" (NetworkHierarchy::launch_latency).
