@@ -15,6 +15,7 @@
 #include "tilesight/kernels/gemm.h"
 #include "ui/format.h"
 #include "ui/json_tree.h"
+#include "ui/param_checks.h"
 #include "ui/plan_document.h"
 #include "ui/template_form.h"
 #include "ui/template_params.h"
@@ -61,6 +62,12 @@ ConfigPanel::ConfigPanel(QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(kind_);
   layout->addWidget(pages_, 1);
+  checks_ = new QLabel(this);
+  checks_->setObjectName(QStringLiteral("param_checks"));
+  checks_->setWordWrap(true);
+  checks_->setTextFormat(Qt::RichText);
+  checks_->hide();
+  layout->addWidget(checks_);
   pages_->addWidget(makeGemmForm());
   pages_->addWidget(makeProgramPage());
   form_ = new TemplateForm(this);
@@ -163,6 +170,17 @@ void ConfigPanel::setPlan(const nlohmann::json& doc) {
     pages_->setCurrentIndex(1);
   }
   updating_ = false;
+  showChecks();
+}
+
+void ConfigPanel::showEngineChoices(const report::Prediction& prediction, const nlohmann::json& plan) {
+  if (!editable() || plan_kind(doc_) != PlanKind::kOtherTemplate) return;
+  const std::string kernel = doc_.value("kernel", std::string());
+  if (!plan.is_object() || plan.value("kernel", std::string()) != kernel) return;
+  const auto params = plan.value("params", nlohmann::json::object());
+  for (const auto& [key, value] : engine_choices(prediction))
+    form_->noteEngineChoice(QString::fromStdString(key), params, plan_hardware(plan), value);
+  form_->showParams(kernel, doc_.value("params", nlohmann::json::object()), plan_hardware(doc_));
 }
 
 void ConfigPanel::showGemmParams() {
@@ -194,11 +212,7 @@ void ConfigPanel::showGemmParams() {
 // What the compiler would allocate for this tile config, the limits occupancy depends on.
 void ConfigPanel::showDerived() {
   auto params = kernels::parse_gemm_params(doc_.value("params", nlohmann::json::object()));
-  if (!params) {
-    derived_->setText(tr("<span style='color:#b00020'>%1</span>")
-                          .arg(QString::fromStdString(params.error_text("<br>")).toHtmlEscaped()));
-    return;
-  }
+  if (!params) return derived_->clear();  // the checks under the form say why
   const auto& p = *params;
   const auto tiles_m = (p.M + p.block_m - 1) / p.block_m,
              tiles_n = (p.N + p.block_n - 1) / p.block_n;
@@ -220,6 +234,7 @@ void ConfigPanel::setParam(const QString& key, const nlohmann::json& value) {
   if (plan_kind(doc_) == PlanKind::kGemmTemplate) showDerived();
   // The "auto (value)" texts and the legal choices follow the other fields.
   else form_->showParams(doc_.value("kernel", std::string()), doc_["params"], plan_hardware(doc_));
+  showChecks();
   emit planEdited(doc_, tr("Set %1").arg(key));
 }
 
@@ -229,7 +244,74 @@ void ConfigPanel::setHardware(const QString& name) {
   if (editable() && plan_kind(doc_) == PlanKind::kOtherTemplate)  // a system bounds devices
     form_->showParams(doc_.value("kernel", std::string()), doc_.value("params", nlohmann::json::object()),
                       plan_hardware(doc_));
+  showChecks();
   emit planEdited(doc_, tr("Hardware %1").arg(name));
+}
+
+}  // namespace tilesight::ui
+
+namespace tilesight::ui {
+
+namespace {
+const char* const kProblemProperty = "paramProblem";
+const char* const kTipProperty = "paramTip";  // the editor's own tooltip, under the problem
+}  // namespace
+
+QWidget* ConfigPanel::fieldEditor(const QString& key) const {
+  if (plan_kind(doc_) == PlanKind::kGemmTemplate) {
+    if (QWidget* spin = spins_.value(key)) return spin;
+    return combos_.value(key);
+  }
+  return editable() ? form_->editor(key) : nullptr;
+}
+
+// Errors and warnings of the values as they are now, under the form; the fields they name
+// are tinted and their tooltips lead with the problem. Nothing is undone or refused.
+void ConfigPanel::showChecks() {
+  for (QWidget* editor : std::as_const(marked_)) {
+    editor->setStyleSheet({});
+    editor->setToolTip(editor->property(kTipProperty).toString());
+    editor->setProperty(kProblemProperty, QVariant());
+  }
+  marked_.clear();
+  const auto problems = editable() ? check_params(doc_) : std::vector<ParamProblem>{};
+  QStringList lines, plain;
+  for (const auto& problem : problems) {
+    const QString color = problem.error ? QStringLiteral("#b00020") : QStringLiteral("#9a6700");
+    const QString fields = problem.fields.join(QStringLiteral(", "));
+    lines << QStringLiteral("<div style='color:%1'>%2 %3%4</div>")
+                 .arg(color, problem.error ? QStringLiteral("✖") : QStringLiteral("⚠"),
+                      fields.isEmpty() ? QString() : QStringLiteral("<b>%1</b>: ").arg(fields.toHtmlEscaped()),
+                      problem.message.toHtmlEscaped());
+    plain << (problem.fields.isEmpty() ? problem.message : fields + QStringLiteral(": ") + problem.message);
+    for (const QString& key : problem.fields) {
+      QWidget* editor = fieldEditor(key);
+      if (!editor) continue;
+      const bool already = marked_.contains(editor);
+      if (!already) {
+        editor->setProperty(kTipProperty, editor->toolTip());
+        marked_ << editor;
+      }
+      if (!already || problem.error) {
+        editor->setProperty(kProblemProperty, problem.error ? "error" : "warning");
+        editor->setStyleSheet(problem.error ? QStringLiteral("background-color: #fde8ea;")
+                                            : QStringLiteral("background-color: #fff4d6;"));
+      }
+      editor->setToolTip(problem.message + QStringLiteral("\n\n") + editor->property(kTipProperty).toString());
+    }
+  }
+  problem_text_ = plain.join(QLatin1Char('\n'));
+  checks_->setText(lines.join(QString()));
+  checks_->setVisible(!lines.isEmpty());
+}
+
+QString ConfigPanel::problemText() const {
+  return problem_text_;
+}
+
+QString ConfigPanel::fieldProblem(const QString& key) const {
+  const QWidget* editor = fieldEditor(key);
+  return editor ? editor->property(kProblemProperty).toString() : QString();
 }
 
 }  // namespace tilesight::ui

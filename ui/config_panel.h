@@ -7,6 +7,10 @@
 //   │ M 4096  N 4096  K 4096│ │ block_m 128  ...   │ │ group_m 8 ...  │
 //   dtype [bf16 ▾]  layout [nn ▾]
 //   grid 32 × 32 = 1,024 blocks · 96 KiB shared memory · 168 registers per thread
+//   ✖ block_m, block_n, block_k, stages, dtype: needs 288 KiB of shared memory per block; ...
+//
+// Under every form, the checks of ui/param_checks.h run as the values are typed: errors in
+// red and warnings in amber, with the fields they name tinted; the edit itself is kept.
 //
 // Every change emits planEdited with the whole document (other fields untouched); the
 // session debounces and predicts.
@@ -16,6 +20,8 @@
 #include <QWidget>
 
 #include <nlohmann/json.hpp>
+
+#include "tilesight/report/prediction.h"
 
 class QComboBox;
 class QFormLayout;
@@ -40,6 +46,9 @@ class ConfigPanel : public QWidget {
 
   // Shows a plan without emitting planEdited.
   void setPlan(const nlohmann::json& doc);
+  // What the engine chose for `plan` (the plan the prediction was made from) where the plan
+  // left the choice to it: the collective algorithm and protocol read "auto (ring)".
+  void showEngineChoices(const report::Prediction& prediction, const nlohmann::json& plan);
   const nlohmann::json& plan() const { return doc_; }
 
   bool editable() const;  // a template instance with a form (gemm, attention, norms, ...)
@@ -47,6 +56,11 @@ class ConfigPanel : public QWidget {
   QSpinBox* spinBox(const QString& key) const { return spins_.value(key); }
   QComboBox* comboBox(const QString& key) const { return combos_.value(key); }
   QComboBox* hardwareSelector() const { return hardware_; }
+  // The editor of a parameter on the page shown ("block_m", "model.heads"), or nullptr.
+  QWidget* fieldEditor(const QString& key) const;
+  QString problemText() const;  // the checks' text under the form, "" when all is well
+  // "error", "warning" or "" for the editor of `key`.
+  QString fieldProblem(const QString& key) const;
 
  signals:
   void planEdited(const nlohmann::json& doc, const QString& label);  // label: for undo
@@ -59,12 +73,16 @@ class ConfigPanel : public QWidget {
   void showDerived();
   void setParam(const QString& key, const nlohmann::json& value);
   void setHardware(const QString& name);
+  void showChecks();
 
   nlohmann::json doc_;
   QComboBox* hardware_ = nullptr;
   QStackedWidget* pages_ = nullptr;
   QLabel* kind_ = nullptr;
   QLabel* derived_ = nullptr;
+  QLabel* checks_ = nullptr;
+  QList<QWidget*> marked_;  // editors tinted by the last checks
+  QString problem_text_;
   QTreeWidget* tree_ = nullptr;
   TemplateForm* form_ = nullptr;  // the other templates' parameters
   QMap<QString, QSpinBox*> spins_;

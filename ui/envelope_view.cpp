@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <QLabel>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
@@ -25,10 +26,17 @@ QCPBars* make_bars(QCustomPlot* plot, const QString& name, Phase phase) {
 
 }  // namespace
 
-EnvelopeView::EnvelopeView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+EnvelopeView::EnvelopeView(QWidget* parent)
+    : QWidget(parent), plot_(new QCustomPlot(this)), empty_(new QLabel(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
+  empty_->setAlignment(Qt::AlignCenter);
+  empty_->setWordWrap(true);
+  empty_->setMargin(12);
+  empty_->setStyleSheet(QStringLiteral("color: gray;"));
+  empty_->hide();
+  layout->addWidget(empty_, 1);
   apply_plot_style(*plot_);
   // Bottom to top, as the time runs: prologue, steady state, epilogue.
   prologue_ = make_bars(plot_, tr("prologue"), Phase::kPrologue);
@@ -85,6 +93,26 @@ void EnvelopeView::setPrediction(const report::Prediction& p) {
     stacks_.push_back(s);
   }
   rebuild();
+  showEmpty(p);
+}
+
+// No loop and no wave to stack: say why in words rather than draw empty axes.
+void EnvelopeView::showEmpty(const report::Prediction& p) {
+  const bool empty = stacks_.empty();
+  plot_->setVisible(!empty);
+  empty_->setVisible(empty);
+  if (!empty) return empty_->clear();
+  const QString kernel = QString::fromStdString(p.kernel).toHtmlEscaped();
+  QString why;
+  if (p.serve.step_us > 0)
+    why = tr("<b>%1</b> is a decode step of many kernels; the report lists the time of each.").arg(kernel);
+  else if (!p.network.empty())
+    why = tr("<b>%1</b> is a collective; its stages are in the network lanes.").arg(kernel);
+  empty_->setText(tr("No pipelined loop in this plan.") + (why.isEmpty() ? QString() : QStringLiteral("<br>") + why));
+}
+
+QString EnvelopeView::message() const {
+  return empty_->isHidden() ? QString() : empty_->text();
 }
 
 void EnvelopeView::rebuild() {
@@ -117,7 +145,7 @@ void EnvelopeView::rebuild() {
   plot_->xAxis->setTicker(ticker);
   plot_->xAxis->setRange(-0.6, std::max(1.0, static_cast<double>(stacks_.size())) - 0.4);
   plot_->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
-  set_plot_message(message_, stacks_.empty() ? tr("the prediction has no envelope") : QString());
+  set_plot_message(message_, {});
   plot_->replot();
 }
 

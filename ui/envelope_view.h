@@ -8,7 +8,11 @@
 //          +--loop k---full---tail--
 //
 // Full waves run `count` times one after another, so their bar is one wave and the label
-// gives the count; the tail wave has its own active-SM bandwidth share.
+// gives the count; the tail wave has its own active-SM bandwidth share. A plan with neither
+// (a collective, a decode step of many kernels) shows a sentence instead of empty axes:
+//
+//   No pipelined loop in this plan: all_reduce is a collective, its stages are in the
+//   network lanes.
 #pragma once
 
 #include <QString>
@@ -20,6 +24,7 @@
 class QCustomPlot;
 class QCPBars;
 class QCPItemText;
+class QLabel;
 class QMouseEvent;
 
 namespace tilesight::ui {
@@ -34,6 +39,8 @@ class EnvelopeView : public QWidget {
   QCustomPlot* plot() const { return plot_; }
   // One stack per loop and per wave kind, in the order drawn.
   int stackCount() const { return static_cast<int>(stacks_.size()); }
+  // The sentence shown instead of the plot ("" while the plot is shown).
+  QString message() const;
 
  private:
   struct Stack {
@@ -43,6 +50,7 @@ class EnvelopeView : public QWidget {
   };
 
   void rebuild();
+  void showEmpty(const report::Prediction& prediction);
   void onMouseMove(QMouseEvent* event);
 
   QCustomPlot* plot_ = nullptr;
@@ -50,6 +58,7 @@ class EnvelopeView : public QWidget {
   QCPBars* steady_ = nullptr;
   QCPBars* epilogue_ = nullptr;
   QCPItemText* message_ = nullptr;
+  QLabel* empty_ = nullptr;  // instead of the plot when there is nothing to stack
   std::vector<QCPItemText*> totals_;
   std::vector<Stack> stacks_;
 };

@@ -38,8 +38,8 @@ QString format_time_us(double us) {
 }
 
 QString format_bytes(double bytes) {
-  static const char* const units[] = {"B", "kB", "MB", "GB", "TB"};
-  return scaled(bytes, units, 5, 1000.0);
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  return scaled(bytes, units, 5, 1024.0);
 }
 
 QString format_percent(double fraction) {

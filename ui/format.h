@@ -1,5 +1,7 @@
 // How the views print numbers: three significant digits and a unit a person reads at a
-// glance ("256 µs", "2.54 ms", "101 MB", "95%"), the same words as the CLI's text report.
+// glance ("256 µs", "2.54 ms", "96.3 MiB", "95%"). Sizes are binary with their IEC names
+// everywhere in the app (tiles, shared memory and collective buffers are powers of two:
+// "16 KiB", "256 MiB", as the byte fields read); rates stay decimal ("345 GB/s").
 #pragma once
 
 #include <QString>
@@ -8,7 +10,7 @@
 namespace tilesight::ui {
 
 QString format_time_us(double us);        // "0.47 µs", "256 µs", "2.54 ms", "1.20 s"
-QString format_bytes(double bytes);       // decimal units as the CLI prints: "16.4 kB", "101 MB"
+QString format_bytes(double bytes);       // binary units: "16 KiB", "96.3 MiB", "1.5 GiB"
 QString format_percent(double fraction);  // 0.953 -> "95%"
 QString format_flops(double flops);       // "2.10 GFLOP"
 QString format_count(double value);       // "1,024"

@@ -116,7 +116,8 @@ void MainWindow::createDocks() {
   splitDockWidget(envelope, heatmap, Qt::Horizontal);
   splitDockWidget(heatmap, network, Qt::Horizontal);
   resizeDocks({config, report}, {290, 440}, Qt::Horizontal);
-  resizeDocks({envelope, heatmap, network}, {420, 380, 260}, Qt::Horizontal);
+  // The network lanes need room for link names, a time axis and percentages.
+  resizeDocks({envelope, heatmap, network}, {360, 360, 340}, Qt::Horizontal);
   resizeDocks({envelope}, {330}, Qt::Vertical);
   // The report's utilisation table whole above the editor (its DAG scrolls when large).
   resizeDocks({report, editor}, {590, 350}, Qt::Vertical);
@@ -224,6 +225,7 @@ void MainWindow::connectSession() {
     heatmap_->setPrediction(p);
     network_->setPrediction(p);
     editor_->setPrediction(p);
+    config_->showEngineChoices(p, session_.predictedPlan());
     statusBar()->clearMessage();
   });
   connect(&session_, &PlanSession::predictionFailed, report_, &ReportView::showErrors);

@@ -16,8 +16,6 @@ class NetworkLanes : public QWidget {
  public:
   static constexpr int kMaxLanes = 16;
   static constexpr int kLaneHeight = 18;
-  static constexpr int kLabelWidth = 130;
-  static constexpr int kUtilWidth = 48;
 
   explicit NetworkLanes(QWidget* parent) : QWidget(parent) { setMinimumHeight(kLaneHeight * 2); }
 
@@ -29,17 +27,25 @@ class NetworkLanes : public QWidget {
     }
     events_ = n.events;
     latency_us_ = latency_us;
+    // The names as wide as the longest needs (not a fixed column that leaves a narrow dock
+    // no room for the bars), the percentages as wide as "100%".
+    const QFontMetrics fm(font());
+    label_width_ = 0;
+    for (const auto& l : links_)
+      label_width_ = std::max(label_width_, fm.horizontalAdvance(QString::fromStdString(l.link)) + 10);
+    util_width_ = fm.horizontalAdvance(QStringLiteral("100%")) + 8;
     setMinimumHeight(kLaneHeight * (static_cast<int>(links_.size()) + 2));
     update();
   }
   int lanes() const { return static_cast<int>(links_.size()); }
+  int barWidth() const { return std::max(10, width() - util_width_ - label_width_); }
 
  protected:
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
     p.fillRect(rect(), Qt::white);
     if (links_.empty() || latency_us_ <= 0) return;
-    const int x0 = kLabelWidth, x1 = std::max(x0 + 10, width() - kUtilWidth);
+    const int x0 = label_width_, x1 = std::max(x0 + 10, width() - util_width_);
     auto x_of = [&](double us) { return x0 + static_cast<int>((x1 - x0) * std::clamp(us / latency_us_, 0.0, 1.0)); };
     std::map<std::string, int> row;
     for (int i = 0; i < lanes(); ++i) row[links_[static_cast<std::size_t>(i)].link] = i;
@@ -49,9 +55,9 @@ class NetworkLanes : public QWidget {
       const auto& l = links_[static_cast<std::size_t>(i)];
       const int y = i * kLaneHeight;
       p.setPen(Qt::black);
-      p.drawText(QRect(4, y, kLabelWidth - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
+      p.drawText(QRect(4, y, label_width_ - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
                  QString::fromStdString(l.link));
-      p.drawText(QRect(x1 + 4, y, kUtilWidth - 4, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
+      p.drawText(QRect(x1 + 4, y, util_width_ - 4, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
                  format_percent(l.utilization));
       p.setPen(QColor(0xdd, 0xdd, 0xdd));
       p.drawLine(x0, y + kLaneHeight - 1, x1, y + kLaneHeight - 1);
@@ -74,6 +80,7 @@ class NetworkLanes : public QWidget {
   std::vector<report::LinkUtilization> links_;
   std::vector<report::NetworkStageEvent> events_;
   double latency_us_ = 0;
+  int label_width_ = 0, util_width_ = 0;
 };
 
 NetworkView::NetworkView(QWidget* parent)
@@ -137,6 +144,10 @@ QString NetworkView::headline() const {
 
 int NetworkView::laneCount() const {
   return lanes_->lanes();
+}
+
+int NetworkView::laneBarWidth() const {
+  return lanes_->barWidth();
 }
 
 }  // namespace tilesight::ui

@@ -28,6 +28,7 @@ class NetworkView : public QWidget {
   void setPrediction(const report::Prediction& prediction);
   QString headline() const;
   int laneCount() const;  // links drawn
+  int laneBarWidth() const;  // pixels of the time axis, between the link names and the %
 
  private:
   QLabel* headline_ = nullptr;

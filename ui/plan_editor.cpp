@@ -11,7 +11,9 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <algorithm>
+#include <cmath>
 
 #include "tilesight/kernels/plan_input.h"
 #include "tilesight/plan/tile_program.h"
@@ -30,9 +32,12 @@ PlanEditor::PlanEditor(QWidget* parent)
   view_->setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
   view_->setDragMode(QGraphicsView::ScrollHandDrag);
   view_->setBackgroundBrush(QColor(0xfa, 0xfa, 0xfa));
+  view_->viewport()->installEventFilter(this);
+  note_->setObjectName(QStringLiteral("plan_note"));
   note_->setWordWrap(true);
   note_->setStyleSheet(QStringLiteral("color: #555; padding: 0 4px;"));
   auto* split = new QSplitter(Qt::Vertical, this);
+  drawing_ = split;
   split->addWidget(view_);
   // The property form scrolls, so the dock can be short and leave the report its height.
   auto* scroll = new QScrollArea(this);
@@ -53,6 +58,7 @@ PlanEditor::PlanEditor(QWidget* parent)
   layout->addWidget(makeToolBar());
   layout->addWidget(note_);
   layout->addWidget(split, 1);
+  layout->addStretch(0);  // takes the room when the drawing is hidden: the note stays on top
 
   connect(scene_, &DagScene::actionSelected, this, &PlanEditor::onSelection);
   connect(properties_, &ActionProperties::fieldEdited, this, &PlanEditor::setField);
@@ -73,6 +79,7 @@ QWidget* PlanEditor::makeToolBar() {
     menu->addAction(name, this, [this, name] { addTileAction(name); });
   }
   auto* add = bar->addAction(tr("Add"));
+  add_ = add;
   add->setMenu(menu);
   add->setToolTip(tr("Add an action after the selected one"));
   if (auto* button = qobject_cast<QToolButton*>(bar->widgetForAction(add)))
@@ -90,15 +97,32 @@ QWidget* PlanEditor::makeToolBar() {
       emit editRefused(tr("Select the action to connect from first"));
     }
   });
-  bar->addAction(tr("Fit"), this, &PlanEditor::fitView)->setToolTip(tr("Fit the DAG in view"));
+  QAction* fit = bar->addAction(tr("Fit"), this, &PlanEditor::resetZoom);
+  fit->setToolTip(tr("Fit the DAG in view, undoing any zoom (Ctrl+0); Ctrl+wheel zooms"));
+  fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  fit->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  constexpr double kStep = 1.25;
+  auto* zoom_in = new QAction(tr("Zoom in"), this);
+  zoom_in->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+  zoom_in->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  connect(zoom_in, &QAction::triggered, this, [this] { zoomBy(kStep); });
+  auto* zoom_out = new QAction(tr("Zoom out"), this);
+  zoom_out->setShortcuts(QKeySequence::ZoomOut);
+  zoom_out->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  connect(zoom_out, &QAction::triggered, this, [this] { zoomBy(1 / kStep); });
+  addAction(zoom_in);
+  addAction(zoom_out);
   return bar;
 }
 
 void PlanEditor::setPlan(const nlohmann::json& doc) {
   if (doc == doc_) return;
+  // Another plan (not an edit of this one) starts fitted again.
+  if (!doc.is_object() || !doc_.is_object() || doc.value("kernel", std::string()) != doc_.value("kernel", std::string()))
+    user_zoom_ = false;
   doc_ = doc;
   redraw();
-  fitView();
+  if (!user_zoom_) fitView();
 }
 
 void PlanEditor::setPrediction(const report::Prediction& prediction) {
@@ -128,6 +152,15 @@ void PlanEditor::redraw() {
     note_->setText(tr("Tile program: %1 actions, %2 deps").arg(scene_->nodeCount()).arg(scene_->edgeCount()));
   properties_->showAction(dag, scene_->selectedAction(), loopNames());
   remove_->setEnabled(!scene_->selectedAction().isEmpty());
+  // No DAG (a collective, a decode step, a plan that does not parse): the note alone, not an
+  // empty canvas over an empty form.
+  drawing_->setVisible(dag.errors.empty());
+  add_->setEnabled(dag.errors.empty());
+  connect_->setEnabled(dag.errors.empty());
+}
+
+bool PlanEditor::hasDag() const {
+  return !drawing_->isHidden();
 }
 
 QStringList PlanEditor::loopNames() const {
@@ -145,8 +178,37 @@ void PlanEditor::resizeEvent(QResizeEvent* event) {
   QTimer::singleShot(0, this, &PlanEditor::fitView);  // after the splitter laid out the view
 }
 
+void PlanEditor::resetZoom() {
+  user_zoom_ = false;
+  fitView();
+}
+
+void PlanEditor::zoomBy(double factor, const QPoint& anchor) {
+  const double scale = std::clamp(viewScale() * factor, kMinZoom, kMaxZoom);
+  if (scale == viewScale()) return;
+  const QPoint at = anchor.isNull() ? view_->viewport()->rect().center() : anchor;
+  const QPointF fixed = view_->mapToScene(at);  // the scene point under the mouse stays there
+  view_->setTransform(QTransform::fromScale(scale, scale));
+  const QPointF moved = view_->mapToScene(at);
+  const QPointF centre = view_->mapToScene(view_->viewport()->rect().center());
+  view_->centerOn(centre + fixed - moved);
+  user_zoom_ = true;
+}
+
+bool PlanEditor::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == view_->viewport() && event->type() == QEvent::Wheel) {
+    auto* wheel = static_cast<QWheelEvent*>(event);
+    if (wheel->modifiers() & Qt::ControlModifier) {
+      const double notches = wheel->angleDelta().y() / 120.0;
+      if (notches != 0) zoomBy(std::pow(1.15, notches), wheel->position().toPoint());
+      return true;  // not a scroll
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
 void PlanEditor::fitView() {
-  if (scene_->items().isEmpty()) return;
+  if (scene_->items().isEmpty() || user_zoom_) return;
   const QRectF r = scene_->sceneRect();
   const QSizeF port = view_->maximumViewportSize();  // the viewport without scroll bars
   const double fit = std::min(port.width() / r.width(), port.height() / r.height());

@@ -11,7 +11,9 @@
 //   name [mma] op [mma_tc] FLOPs ... deps [x] load_a ...
 //
 // Fit shows the whole DAG when it fits at a readable size (PlanEditor::kMinScale), else the
-// top of it (the loads) at that size, with scroll bars.
+// top of it (the loads) at that size, with scroll bars. Ctrl+wheel (or Ctrl++ / Ctrl+-)
+// zooms about the mouse and the zoom then stays through edits and resizes; Fit (Ctrl+0)
+// resets it.
 //
 // Every edit is a new document (ui/plan_edits.h) handed to planEdited with a label for the
 // undo stack. Editing a template instance turns it into the full tile program it lifts to:
@@ -50,12 +52,20 @@ class PlanEditor : public QWidget {
   // Fit never shrinks the DAG below this: its smallest label (9 pt) stays at 7 pt or more
   // on screen; a larger DAG scrolls (and pans by dragging) instead.
   static constexpr double kMinScale = 0.8;
+  // The range of Ctrl+wheel zoom: a whole 16-action DAG at the low end, one node's text at
+  // the high end.
+  static constexpr double kMinZoom = 0.25, kMaxZoom = 4.0;
 
   DagScene* scene() const { return scene_; }
   double viewScale() const;
+  // Scales the view by `factor` (within kMinZoom..kMaxZoom) about the viewport point
+  // `anchor` (its centre when null); the zoom is the user's from then on.
+  void zoomBy(double factor, const QPoint& anchor = {});
+  bool userZoomed() const { return user_zoom_; }
   QGraphicsView* view() const { return view_; }
   ActionProperties* properties() const { return properties_; }
   QAction* connectAction() const { return connect_; }
+  bool hasDag() const;  // false: the note says why, the drawing and its tools are hidden
   QString selectedAction() const;
   void selectAction(const QString& name);
 
@@ -72,9 +82,11 @@ class PlanEditor : public QWidget {
 
  public slots:
   void fitView();
+  void resetZoom();  // back to Fit, and following resizes again
 
  protected:
   void resizeEvent(QResizeEvent* event) override;  // keeps the DAG fitted to the view
+  bool eventFilter(QObject* watched, QEvent* event) override;  // Ctrl+wheel on the view
 
  private:
   QWidget* makeToolBar();
@@ -90,9 +102,12 @@ class PlanEditor : public QWidget {
   QGraphicsView* view_ = nullptr;
   ActionProperties* properties_ = nullptr;
   QLabel* note_ = nullptr;
+  QWidget* drawing_ = nullptr;  // the DAG over the properties: hidden when there is no DAG
+  QAction* add_ = nullptr;
   QAction* remove_ = nullptr;
   QAction* connect_ = nullptr;
   QString connect_from_;
+  bool user_zoom_ = false;
 };
 
 }  // namespace tilesight::ui

@@ -93,12 +93,14 @@ void PlanSession::markSaved(const QString& path) {
 
 void PlanSession::submit() {
   since_submit_.start();
+  submitted_plan_ = plan_;
   worker_.submit(plan_);
   emit busyChanged(true);
 }
 
 void PlanSession::onPredicted(const PredictionOutcome& outcome) {
   prediction_ = outcome.prediction;
+  predicted_plan_ = submitted_plan_;
   errors_.clear();
   emit predictionReady(*prediction_);  // the views redraw before this returns
   last_latency_ms_ = static_cast<double>(since_submit_.nsecsElapsed()) / 1e6;

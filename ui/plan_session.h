@@ -47,6 +47,9 @@ class PlanSession : public QObject {
   bool modified() const { return modified_; }
   bool busy() const { return worker_.busy() || debounce_.isActive(); }
   const std::optional<report::Prediction>& prediction() const { return prediction_; }
+  // The plan that prediction() was made from: plan() itself unless an edit is waiting out
+  // the debounce or running.
+  const nlohmann::json& predictedPlan() const { return predicted_plan_; }
   const Errors& errors() const { return errors_; }  // of the latest run; empty when it succeeded
   // From the end of the debounce to the views redrawn with the result (the engine's time
   // included), for the status bar and the 100 ms budget.
@@ -75,6 +78,8 @@ class PlanSession : public QObject {
   QTimer debounce_;
   QElapsedTimer since_submit_;
   nlohmann::json plan_;
+  nlohmann::json submitted_plan_;  // of the latest generation: the only one whose result shows
+  nlohmann::json predicted_plan_;
   QString path_;
   bool modified_ = false;
   std::optional<report::Prediction> prediction_;

@@ -43,6 +43,10 @@ QString waves_text(const report::Prediction& p) {
                : QObject::tr(" (limited by %1)").arg(html(p.occupancy_limiter)));
 }
 
+bool has_cache_figures(const report::Prediction& p) {
+  return p.dram_bytes > 0 || p.l2_hit_rate > 0 || !p.tensors.empty();
+}
+
 QString summary_html(const report::Prediction& p) {
   const auto b = index(p.bottleneck);
   QString s = QStringLiteral("<table cellspacing='2'>");
@@ -51,11 +55,16 @@ QString summary_html(const report::Prediction& p) {
                .arg(format_time_us(p.prologue_us), format_time_us(p.steady_us),
                     format_time_us(p.epilogue_us)));
   s += row(QObject::tr("Blocks"), waves_text(p));
-  s += row(QObject::tr("Throughput"),
-           QObject::tr("%1 TFLOP/s").arg(p.achieved_flops_per_s / 1e12, 0, 'f', 1));
-  s += row(QObject::tr("Cache"), QObject::tr("L2 hit rate %1 (%2), DRAM %3")
-                                     .arg(format_percent(p.l2_hit_rate), html(p.cache_model),
-                                          format_bytes(p.dram_bytes)));
+  // A collective does no arithmetic and a composed step (llm_decode) has no one cache
+  // figure: rows of zeros would read as predictions, so they are left out (as the CLI
+  // leaves them out for a collective).
+  if (p.flops > 0)
+    s += row(QObject::tr("Throughput"),
+             QObject::tr("%1 TFLOP/s").arg(p.achieved_flops_per_s / 1e12, 0, 'f', 1));
+  if (has_cache_figures(p))
+    s += row(QObject::tr("Cache"), QObject::tr("L2 hit rate %1 (%2), DRAM %3")
+                                       .arg(format_percent(p.l2_hit_rate), html(p.cache_model),
+                                            format_bytes(p.dram_bytes)));
   s += row(QObject::tr("Bottleneck"),
            QObject::tr("<b>%1</b>, %2 busy")
                .arg(to_qstring(resource_label(p.bottleneck)), format_percent(p.utilization[b])));
@@ -182,6 +191,9 @@ QString ReportView::latencyText() const {
 }
 QString ReportView::diagnosisText() const {
   return plain(diagnosis_);
+}
+QString ReportView::summaryText() const {
+  return plain(summary_);
 }
 
 }  // namespace tilesight::ui

@@ -7,7 +7,7 @@
 //   Envelope     prologue 10.5 µs · steady 231 µs · epilogue 9.49 µs
 //   Blocks       1,024 in 4 waves (3 full + 1 tail), 2 resident per SM (shared memory)
 //   Throughput   537 TFLOP/s
-//   Cache        L2 hit rate 97% (first-touch (infinite L2)), DRAM 101 MB
+//   Cache        L2 hit rate 97% (first-touch (infinite L2)), DRAM 96.3 MiB
 //   Bottleneck   L2, 95% busy
 //   [utilisation table: UtilizationModel + UtilizationDelegate]
 //   Diagnosis    • L2 95% busy: the bottleneck; next is tensor core at 62%. ...
@@ -41,6 +41,7 @@ class ReportView : public QWidget {
   QString errorText() const;      // plain text of the error banner, "" when hidden
   QString latencyText() const;    // "256 µs"
   QString diagnosisText() const;  // plain text of the diagnosis list
+  QString summaryText() const;    // plain text of the rows under the latency
   UtilizationModel* utilizationModel() const { return model_; }
 
  private:

@@ -168,16 +168,36 @@ void TemplateForm::showValue(const ParamSpec& s, const nlohmann::json* v, const 
   }
 }
 
+void TemplateForm::noteEngineChoice(const QString& key, const nlohmann::json& params,
+                                    const std::string& hardware, const QString& value) {
+  if (param_at(params, key.toStdString())) return;  // set by the plan: not the engine's pick
+  engine_choices_.insert(key, {params, hardware, value});
+}
+
+QString TemplateForm::engineChoice(const ParamSpec& spec, const nlohmann::json& params,
+                                   const std::string& hardware) const {
+  const auto it = engine_choices_.constFind(QString::fromLatin1(spec.key));
+  if (it == engine_choices_.cend() || it->hardware != hardware) return {};
+  nlohmann::json others = params;
+  set_param(others, spec.key, nlohmann::json());
+  return others == it->others ? it->value : QString();
+}
+
 void TemplateForm::showParams(const std::string& kernel, const nlohmann::json& params,
                               const std::string& hardware) {
-  if (kernel != kernel_) build(kernel);
+  if (kernel != kernel_) {
+    build(kernel);
+    engine_choices_.clear();
+  }
   updating_ = true;
   for (const ParamSpec& s : template_params(kernel)) {
     if (std::string(s.key) == "devices")
       if (auto* spin = qobject_cast<QSpinBox*>(editors_.value(QStringLiteral("devices"))))
         spin->setMaximum(deviceLimit(hardware));
     const bool has_auto = s.optional || s.kind == ParamKind::kSplit;
-    showValue(s, param_at(params, s.key), has_auto ? auto_value(kernel, s, params) : QString(), params);
+    QString resolved = has_auto ? auto_value(kernel, s, params) : QString();
+    if (has_auto && resolved.isEmpty()) resolved = engineChoice(s, params, hardware);
+    showValue(s, param_at(params, s.key), resolved, params);
   }
   updating_ = false;
 }

@@ -4,7 +4,9 @@
 // for this plan, until set; setting a box back to "auto" removes the field. split_kv reads
 // "auto (8)" for `true` (the template picks the count) and a count otherwise. Collective
 // algorithms are those that run the plan's collective on its device count; devices go up
-// to the GPUs of the plan's system profile.
+// to the GPUs of the plan's system profile. Where the engine itself picks (the collective
+// algorithm and protocol, NCCL's tuner model) "auto" names its pick for this plan,
+// "auto (ring)", once a prediction of the plan has said it.
 //
 //   ┌ Problem ───────────────────┐ ┌ Kernel ─────────────────┐ ┌ Communication ─────┐
 //   │ batch [4]  heads [32] ...  │ │ variant [auto (fa2) ▾]  │ │ devices [8]        │
@@ -35,6 +37,11 @@ class TemplateForm : public QWidget {
   // `hardware`: the plan's profile (a system profile bounds `devices`).
   void showParams(const std::string& kernel, const nlohmann::json& params,
                   const std::string& hardware = {});
+  // The engine chose `value` for the field `key` of a plan that left it out (`params` on
+  // `hardware`, the predicted plan): "auto" reads "auto (value)" while the plan differs
+  // from that one at most in this field. showParams draws it.
+  void noteEngineChoice(const QString& key, const nlohmann::json& params, const std::string& hardware,
+                        const QString& value);
   // The editor of a field ("seq_kv", "model.layers"), nullptr when the form has none.
   QWidget* editor(const QString& key) const { return editors_.value(key); }
 
@@ -47,12 +54,20 @@ class TemplateForm : public QWidget {
   void showValue(const ParamSpec& spec, const nlohmann::json* value, const QString& resolved,
                  const nlohmann::json& params);
   int deviceLimit(const std::string& hardware);
+  QString engineChoice(const ParamSpec& spec, const nlohmann::json& params, const std::string& hardware) const;
+
+  struct EngineChoice {
+    nlohmann::json others;  // the plan's params without the field
+    std::string hardware;
+    QString value;
+  };
 
   std::string kernel_;
   QVBoxLayout* column_ = nullptr;
   QList<QWidget*> groups_;
   QMap<QString, QWidget*> editors_;
   QHash<QString, int> device_limits_;  // system profile -> GPUs
+  QHash<QString, EngineChoice> engine_choices_;  // field -> the engine's last pick
   bool updating_ = false;
 };
 

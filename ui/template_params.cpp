@@ -261,6 +261,19 @@ std::map<std::string, QString> resolved_params(const std::string& kernel, const 
   return out;
 }
 
+std::map<std::string, QString> engine_choices(const report::Prediction& prediction) {
+  QStringList algorithms, protocols;
+  for (const auto& c : prediction.network.collectives) {
+    const QString a = QString::fromStdString(c.algorithm), p = QString::fromStdString(c.protocol);
+    if (!a.isEmpty() && !algorithms.contains(a)) algorithms << a;
+    if (!p.isEmpty() && !protocols.contains(p)) protocols << p;
+  }
+  std::map<std::string, QString> out;
+  if (!algorithms.isEmpty()) out["algorithm"] = algorithms.join(QStringLiteral(", "));
+  if (!protocols.isEmpty()) out["protocol"] = protocols.join(QStringLiteral(", "));
+  return out;
+}
+
 QString auto_value(const std::string& kernel, const ParamSpec& spec, const nlohmann::json& params) {
   nlohmann::json rest = params;
   set_param(rest, spec.key, spec.kind == ParamKind::kSplit && !spec.absent_auto ? nlohmann::json(true)

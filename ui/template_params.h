@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilesight/report/prediction.h"
+
 namespace tilesight::ui {
 
 enum class ParamKind {
@@ -60,6 +62,12 @@ QStringList legal_choices(const std::string& kernel, const ParamSpec& spec, cons
 // ("block_m" -> "128", "split_kv" -> "8", "variant" -> "fa2"). Empty when the parameters
 // do not parse (the report shows why).
 std::map<std::string, QString> resolved_params(const std::string& kernel, const nlohmann::json& params);
+// What the engine chose where a plan may leave the choice to it, read from its prediction:
+// "algorithm" and "protocol" of the plan's collectives ("ring", "Simple"; the two
+// all-to-alls of ulysses_attention give one value when they agree, "direct, pairwise" when
+// not). Empty for a plan without collectives.
+std::map<std::string, QString> engine_choices(const report::Prediction& prediction);
+
 // What "auto" would give for the field `spec` of this plan: the engine's value with the field
 // removed (split_kv: set to true), "" when the rest does not parse.
 QString auto_value(const std::string& kernel, const ParamSpec& spec, const nlohmann::json& params);

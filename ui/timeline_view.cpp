@@ -1,5 +1,7 @@
 #include "ui/timeline_view.h"
 
+#include <QAction>
+
 #include <qcustomplot.h>
 
 #include <QHBoxLayout>
@@ -107,7 +109,8 @@ QWidget* TimelineView::makeToolBar() {
     row->addWidget(b);
     return b;
   };
-  button(tr("Fit"), tr("Show the whole timeline (or double-click the plot)"), [this] { fitAll(); });
+  button(tr("Fit"), tr("Show the whole timeline, undoing any zoom (Ctrl+0, or double-click the plot)"),
+         [this] { fitAll(); });
   button(tr("Prologue"), tr("Zoom to the prologue: the pipeline filling up"),
          [this] { zoomTo(0, phases_.prologue_end); });
   button(tr("Epilogue"), tr("Zoom to the epilogue: the pipeline draining and the store"),
@@ -118,8 +121,22 @@ QWidget* TimelineView::makeToolBar() {
                         [this](bool on) { setFoldSteadyState(on); });
   fold_button_->setCheckable(true);
   fold_button_->setChecked(true);
+  // Keys as in a browser or Perfetto: Ctrl+0 resets the zoom, Ctrl++ and Ctrl+- step it.
+  auto shortcut = [this](const char* name, const QString& text, QList<QKeySequence> keys, auto slot) {
+    auto* action = new QAction(text, this);
+    action->setObjectName(QLatin1String(name));
+    action->setShortcuts(keys);
+    action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(action, &QAction::triggered, this, slot);
+    addAction(action);
+  };
+  constexpr double kStep = 1.5;
+  shortcut("timeline_fit", tr("Reset zoom"), {QKeySequence(Qt::CTRL | Qt::Key_0)}, [this] { fitAll(); });
+  shortcut("timeline_zoom_in", tr("Zoom in"), {QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)},
+           [this] { zoomBy(kStep); });
+  shortcut("timeline_zoom_out", tr("Zoom out"), {QKeySequence::ZoomOut}, [this] { zoomBy(1 / kStep); });
   row->addStretch(1);
-  auto* hint = new QLabel(tr("drag to pan · wheel to zoom · hover a bar for details"), bar);
+  auto* hint = new QLabel(tr("drag to pan · wheel or Ctrl+wheel to zoom · Ctrl+0 fits · hover a bar for details"), bar);
   hint->setStyleSheet(QStringLiteral("color: gray;"));
   row->addWidget(hint);
   return bar;
@@ -358,6 +375,11 @@ void TimelineView::keepRangeInside() {
 
 void TimelineView::fitAll() {
   zoomTo(0, phases_.end);
+}
+
+void TimelineView::zoomBy(double factor) {
+  plot_->xAxis->scaleRange(1 / factor);  // about the middle of what is shown
+  plot_->replot();
 }
 
 void TimelineView::zoomTo(double from_us, double to_us) {

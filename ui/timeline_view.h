@@ -10,7 +10,8 @@
 //
 // Only the first iterations and the last one of each loop are drawn (the engine's timeline);
 // the steady state between them repeats and is folded into a hatched band (TimeFold) unless
-// "Fold steady state" is unchecked. Drag pans and the wheel zooms the time axis only;
+// "Fold steady state" is unchecked. Drag pans and the wheel (plain or with Ctrl) zooms the
+// time axis only; Ctrl++ and Ctrl+- step the zoom, Fit or Ctrl+0 resets it;
 // hovering a bar shows its action, iteration, pipeline, time, bytes and FLOPs. Clicking a
 // bar selects its action (linked with the plan editor): that action's bars get a dark
 // outline and the others fade.
@@ -49,6 +50,7 @@ class TimelineView : public QWidget {
 
   void fitAll();
   void zoomTo(double from_us, double to_us);  // real times; the fold is applied
+  void zoomBy(double factor);                 // > 1 zooms in about the middle (Ctrl++)
   void setFoldSteadyState(bool fold);
 
   // Linked selection: outlines the bars of `action` ("" clears it).

@@ -86,6 +86,50 @@ class ConfigPanelTest : public QObject {
     QVERIFY(window_->reportView()->errorText().isEmpty());
   }
 
+  // Cross-field checks show under the form as the value is typed, before the engine runs;
+  // the value stays in the plan and the named fields are tinted.
+  void stagesTimesTileOverTheSharedMemoryIsShownInline() {
+    QVERIFY(panel().problemText().isEmpty());
+    panel().spinBox("stages")->setValue(8);  // 8 x (128x64 + 64x128) x 2 B = 256 KiB > 227 KiB
+    QCOMPARE(session().plan()["params"]["stages"].get<int>(), 8);  // the edit is kept
+    const QString text = panel().problemText();
+    QVERIFY2(text.contains("stages") && text.contains("shared memory") && text.contains("227 KiB"),
+             qPrintable(text));
+    for (const char* key : {"block_m", "block_n", "block_k", "stages", "dtype"})
+      QCOMPARE(panel().fieldProblem(key), QString("error"));
+    QCOMPARE(panel().fieldProblem("M"), QString());
+    QVERIFY(panel().fieldEditor("stages")->toolTip().startsWith("needs"));
+    panel().spinBox("stages")->setValue(3);
+    QVERIFY(panel().problemText().isEmpty());
+    QCOMPARE(panel().fieldProblem("stages"), QString());
+  }
+
+  void aTileLargerThanTheProblemIsAWarning() {
+    panel().spinBox("M")->setValue(100);
+    const QString text = panel().problemText();
+    QCOMPARE(text, QString("block_m: block_m 128 is larger than M 100: most of each tile is padding"));
+    QCOMPARE(panel().fieldProblem("block_m"), QString("warning"));
+    test::ResultWaiter waiter(session());
+    QVERIFY(waiter.waitReady());  // a warning: the engine still predicts it
+  }
+
+  void headsNotAMultipleOfKvHeadsIsShownOnTheField() {
+    test::ResultWaiter waiter(session());
+    QVERIFY(window_->files().openPath(test::example_path("attention_prefill_h200.json"), true).isEmpty());
+    QVERIFY(waiter.waitReady());
+    auto* heads = qobject_cast<QSpinBox*>(panel().fieldEditor("heads"));
+    auto* kv_heads = qobject_cast<QSpinBox*>(panel().fieldEditor("kv_heads"));
+    QVERIFY(heads && kv_heads);
+    kv_heads->setValue(8);
+    heads->setValue(12);
+    QCOMPARE(session().plan()["params"]["heads"].get<int>(), 12);
+    QVERIFY2(panel().problemText().contains("heads: 12 heads are not a multiple of kv_heads 8"),
+             qPrintable(panel().problemText()));
+    QCOMPARE(panel().fieldProblem("heads"), QString("error"));
+    heads->setValue(16);
+    QVERIFY(panel().problemText().isEmpty());
+  }
+
   void changingHardwareRepredicts() {
     const double before = session().prediction()->latency_us;
     test::ResultWaiter waiter(session());

@@ -3,7 +3,9 @@
 // the session predicts; a cycle is refused, not applied.
 #include <QDoubleSpinBox>
 #include <QGraphicsView>
+#include <QLabel>
 #include <QScrollBar>
+#include <QWheelEvent>
 #include <QtTest>
 
 #include "gui_test_util.h"
@@ -66,6 +68,64 @@ class PlanEditorTest : public QObject {
     QVERIFY(editor.viewScale() <= 1.0 && editor.viewScale() >= PlanEditor::kMinScale);
     const QRectF shown = editor.view()->mapToScene(editor.view()->viewport()->rect()).boundingRect();
     QVERIFY(shown.contains(editor.scene()->itemsBoundingRect()));
+  }
+
+  // Ctrl+wheel zooms the DAG about the mouse; the zoom survives an edit and a resize; Fit
+  // (Ctrl+0) resets it. A plain wheel scrolls and leaves the scale alone.
+  void ctrlWheelZoomsAndFitResets() {
+    PlanEditor editor;
+    editor.resize(400, 520);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    auto doc = test::example("custom_gemm_h200.json");
+    editor.setPlan(doc);
+    editor.resetZoom();
+    const double fitted = editor.viewScale();
+    QWidget* port = editor.view()->viewport();
+    auto wheel = [&](int delta, Qt::KeyboardModifiers modifiers) {
+      const QPointF at(port->width() / 2.0, port->height() / 3.0);
+      QWheelEvent event(at, port->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, modifiers,
+                        Qt::NoScrollPhase, false);
+      QCoreApplication::sendEvent(port, &event);
+    };
+    wheel(120, Qt::NoModifier);
+    QCOMPARE(editor.viewScale(), fitted);
+    wheel(240, Qt::ControlModifier);  // two notches in
+    QVERIFY2(qAbs(editor.viewScale() - fitted * 1.15 * 1.15) < 1e-9, qPrintable(QString::number(editor.viewScale())));
+    QVERIFY(editor.userZoomed());
+    const double zoomed = editor.viewScale();
+    doc["actions"][0]["bytes"] = 8192;  // an edit of the same plan keeps the zoom
+    editor.setPlan(doc);
+    editor.resize(420, 540);
+    QTest::qWait(20);
+    QCOMPARE(editor.viewScale(), zoomed);
+    for (int i = 0; i < 40; ++i) wheel(-120, Qt::ControlModifier);
+    QCOMPARE(editor.viewScale(), PlanEditor::kMinZoom);  // bounded
+    auto fit = editor.findChildren<QAction*>();
+    auto it = std::find_if(fit.begin(), fit.end(), [](QAction* a) { return a->text() == "Fit"; });
+    QVERIFY(it != fit.end());
+    QCOMPARE((*it)->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_0));
+    (*it)->trigger();
+    QCOMPARE(editor.viewScale(), fitted);
+    QVERIFY(!editor.userZoomed());
+  }
+
+  // A collective has no tile DAG: the editor says so and hides the empty canvas, the
+  // empty property form and the tools that would edit them; a GEMM brings them back.
+  void aPlanWithoutDagShowsOnlyTheNote() {
+    PlanEditor editor;
+    editor.resize(400, 520);
+    editor.show();
+    editor.setPlan(test::example("all_reduce_h200x8.json"));
+    QVERIFY(!editor.hasDag());
+    QVERIFY(editor.view()->isHidden() || !editor.view()->isVisibleTo(&editor));
+    QVERIFY(!editor.connectAction()->isEnabled());
+    const QString note = editor.findChild<QLabel*>("plan_note")->text();
+    QVERIFY2(note.contains("no single tile DAG"), qPrintable(note));
+    editor.setPlan(test::example());
+    QVERIFY(editor.hasDag());
+    QVERIFY(editor.view()->isVisibleTo(&editor));
+    QVERIFY(editor.connectAction()->isEnabled());
   }
 
   void editsAreNewDocuments() {

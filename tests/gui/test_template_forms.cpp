@@ -92,16 +92,24 @@ class TemplateFormsTest : public QObject {
     QCOMPARE(devices->maximum(), 8);  // the GPUs of h200x8
     QCOMPARE(devices->minimum(), 2);
     auto* algorithm = editor<QComboBox>("algorithm");
-    QCOMPARE(items(algorithm), (QStringList{"auto", "ring", "tree", "recursive_doubling", "rabenseifner"}));
-    QCOMPARE(items(editor<QComboBox>("protocol")), (QStringList{"auto", "LL", "LL128", "Simple"}));
-    // Six GPUs: the power-of-two algorithms cannot run.
+    auto* protocol = editor<QComboBox>("protocol");
+    // "auto" names what the tuner picked for this plan (the prediction's collective).
+    QCOMPARE(items(algorithm), (QStringList{"auto (ring)", "ring", "tree", "recursive_doubling", "rabenseifner"}));
+    QCOMPARE(session().prediction()->network.collectives.at(0).algorithm, std::string("ring"));
+    QCOMPARE(items(protocol), (QStringList{"auto (Simple)", "LL", "LL128", "Simple"}));
+    QCOMPARE(algorithm->currentText(), QStringLiteral("auto (ring)"));
+    // Six GPUs: the power-of-two algorithms cannot run; auto follows the new pick.
     QVERIFY(predictAfter([&] { devices->setValue(6); }));
-    QCOMPARE(items(algorithm), (QStringList{"auto", "ring", "tree"}));
+    const QString six = QString::fromStdString(session().prediction()->network.collectives.at(0).algorithm);
+    QCOMPARE(items(algorithm), (QStringList{"auto (" + six + ")", "ring", "tree"}));
     QVERIFY(predictAfter([&] { algorithm->setCurrentText(QStringLiteral("tree")); }));
     QCOMPARE(session().plan()["params"]["algorithm"].get<std::string>(), std::string("tree"));
     QCOMPARE(session().prediction()->network.collectives.at(0).algorithm, std::string("tree"));
-    QVERIFY(predictAfter([&] { editor<QComboBox>("protocol")->setCurrentText(QStringLiteral("LL")); }));
+    QCOMPARE(algorithm->itemText(0), "auto (" + six + ")");  // still what auto would run
+    QVERIFY(predictAfter([&] { protocol->setCurrentText(QStringLiteral("LL")); }));
     QCOMPARE(session().prediction()->network.collectives.at(0).protocol, std::string("LL"));
+    // With LL forced nobody has asked the tuner which algorithm it would take: plain "auto".
+    QCOMPARE(algorithm->itemText(0), QStringLiteral("auto"));
     // Twice the bytes: a longer collective. Back to auto removes the field.
     const double before = session().prediction()->latency_us;
     QVERIFY(predictAfter([&] { bytes->stepBy(1); }));
@@ -115,7 +123,8 @@ class TemplateFormsTest : public QObject {
     open("ag_gemm_h200x8.json");
     QCOMPARE(editor<QSpinBox>("comm_sms")->text(), QStringLiteral("auto (16)"));  // CommFields
     auto* algorithm = editor<QComboBox>("algorithm");
-    QCOMPARE(items(algorithm), (QStringList{"auto", "ring", "recursive_doubling"}));  // all_gather, 8 GPUs
+    const QString picked = QString::fromStdString(session().prediction()->network.collectives.at(0).algorithm);
+    QCOMPARE(items(algorithm), (QStringList{"auto (" + picked + ")", "ring", "recursive_doubling"}));  // all_gather, 8 GPUs
     auto* overlap = editor<QComboBox>("overlap");
     QCOMPARE(overlap->currentText(), QStringLiteral("fused"));
     const double fused = session().prediction()->latency_us;
@@ -130,7 +139,8 @@ class TemplateFormsTest : public QObject {
     open("ulysses_h200x8.json");
     QCOMPARE(editor<QSpinBox>("heads")->value(), 64);
     QCOMPARE(editor<QSpinBox>("devices")->value(), 8);
-    QCOMPARE(items(editor<QComboBox>("algorithm")), (QStringList{"auto", "direct", "pairwise"}));
+    const QString picked = QString::fromStdString(session().prediction()->network.collectives.at(0).algorithm);
+    QCOMPARE(items(editor<QComboBox>("algorithm")), (QStringList{"auto (" + picked + ")", "direct", "pairwise"}));
     QCOMPARE(items(editor<QComboBox>("dtype")), (QStringList{"auto (bf16)", "bf16", "fp16"}));
   }
 

@@ -4,6 +4,8 @@
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
+#include <QAction>
+#include <QWheelEvent>
 #include <QtTest>
 
 #include "gui_test_util.h"
@@ -90,6 +92,31 @@ class ViewsTest : public QObject {
     QVERIFY(!TimeFold::largest_gap({{0, 1}, {1.2, 2}}).active());  // no long gap: linear
   }
 
+  // Ctrl+wheel zooms the time axis like the plain wheel; Ctrl++ steps in and Ctrl+0 fits.
+  void timelineCtrlWheelZoomsAndCtrlZeroFits() {
+    TimelineView view;
+    view.resize(1000, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setPrediction(prediction_);
+    view.plot()->replot();
+    const QCPRange fitted = view.plot()->xAxis->range();
+    const QPointF at = view.plot()->axisRect()->rect().center();
+    QWheelEvent wheel(at, view.plot()->mapToGlobal(at), QPoint(), QPoint(0, 240), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(view.plot(), &wheel);
+    QVERIFY2(view.plot()->xAxis->range().size() < fitted.size() * 0.9,
+             qPrintable(QString("%1 -> %2").arg(fitted.size()).arg(view.plot()->xAxis->range().size())));
+    auto* fit = view.findChild<QAction*>("timeline_fit");
+    auto* zoom_in = view.findChild<QAction*>("timeline_zoom_in");
+    QVERIFY(fit && zoom_in);
+    QCOMPARE(fit->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_0));
+    fit->trigger();
+    QVERIFY(qAbs(view.plot()->xAxis->range().size() - fitted.size()) < 1e-9 * fitted.size());
+    zoom_in->trigger();
+    QVERIFY(qAbs(view.plot()->xAxis->range().size() - fitted.size() / 1.5) < 1e-6 * fitted.size());
+  }
+
   void envelopeHasAStackPerLoopAndWaveKind() {
     EnvelopeView view;
     view.setPrediction(prediction_);
@@ -99,6 +126,23 @@ class ViewsTest : public QObject {
     auto* steady = qobject_cast<QCPBars*>(view.plot()->plottable(1));
     QVERIFY(steady && steady->barBelow() != nullptr);
     QCOMPARE(steady->data()->size(), view.stackCount());
+    QVERIFY(view.message().isEmpty());
+    QVERIFY(!view.plot()->isHidden());
+  }
+
+  // A collective has no loop and no wave: a sentence saying so, not empty axes.
+  void envelopeSaysWhenThePlanHasNoPipelinedLoop() {
+    auto outcome = predict_plan(test::example("all_reduce_h200x8.json"));
+    QVERIFY2(outcome.prediction, join(outcome.errors).c_str());
+    EnvelopeView view;
+    view.setPrediction(*outcome.prediction);
+    QCOMPARE(view.stackCount(), 0);
+    QVERIFY(view.plot()->isHidden());
+    QVERIFY2(view.message().startsWith("No pipelined loop in this plan."), qPrintable(view.message()));
+    QVERIFY2(view.message().contains("collective"), qPrintable(view.message()));
+    view.setPrediction(prediction_);  // a GEMM again: the bars come back
+    QVERIFY(view.message().isEmpty());
+    QVERIFY(!view.plot()->isHidden());
   }
 
   void heatmapSaysWhenThereIsNoMap() {

@@ -1,0 +1,76 @@
+// The report's words: sizes in binary units with their IEC names wherever the app prints
+// them (the DAG's tile bytes, the report's DRAM traffic, the network headline, the byte
+// fields), and no rows of zeros for what a plan does not have (a collective's throughput
+// and cache).
+#include <QtTest>
+
+#include "gui_test_util.h"
+#include "ui/bytes_spin_box.h"
+#include "ui/format.h"
+#include "ui/network_view.h"
+#include "ui/prediction_worker.h"
+#include "ui/report_view.h"
+
+using namespace tilesight;
+using namespace tilesight::ui;
+
+class ReportTest : public QObject {
+  Q_OBJECT
+
+  static report::Prediction predict(const char* example) {
+    auto outcome = predict_plan(test::example(example));
+    if (!outcome.prediction) qFatal("%s: %s", example, join(outcome.errors).c_str());
+    return *outcome.prediction;
+  }
+
+ private slots:
+  void sizesAreBinaryWithIecNames() {
+    QCOMPARE(format_bytes(512), QString("512 B"));
+    QCOMPARE(format_bytes(16384), QString("16 KiB"));           // a 128x64 bf16 tile
+    QCOMPARE(format_bytes(96.0 * 1024 * 1024 + 300e3), QString("96.3 MiB"));
+    QCOMPARE(format_bytes(268435456), QString("256 MiB"));      // as the bytes field reads it
+    QCOMPARE(format_bytes(1.5 * 1024 * 1024 * 1024), QString("1.5 GiB"));
+    QCOMPARE(format_bytes(268435456), BytesSpinBox::format(268435456));
+  }
+
+  void gemmReportGivesThroughputAndCacheInMiB() {
+    ReportView view;
+    const auto p = predict("gemm_h200.json");
+    view.setPrediction(p);
+    const QString text = view.summaryText();
+    QVERIFY2(text.contains("TFLOP/s"), qPrintable(text));
+    QVERIFY2(text.contains(QString("DRAM %1").arg(format_bytes(p.dram_bytes))), qPrintable(text));
+    QVERIFY2(text.contains("MiB"), qPrintable(text));
+    QVERIFY2(!text.contains(" MB"), qPrintable(text));
+  }
+
+  void collectiveReportHasNoRowsOfZeros() {
+    ReportView view;
+    view.setPrediction(predict("all_reduce_h200x8.json"));
+    const QString text = view.summaryText();
+    QVERIFY2(!text.contains("TFLOP/s"), qPrintable(text));
+    QVERIFY2(!text.contains("L2 hit rate"), qPrintable(text));
+    QVERIFY2(text.contains("network"), qPrintable(text));  // the bottleneck row stays
+  }
+
+  // The headline names the buffer as the config panel's bytes field does: "256 MiB".
+  void networkHeadlineNamesTheBufferAsTheForm() {
+    NetworkView view;
+    view.setPrediction(predict("all_reduce_h200x8.json"));
+    QVERIFY2(view.headline().contains("all_reduce 256 MiB on 8 GPUs"), qPrintable(view.headline()));
+  }
+
+  // In a dock 300 px wide the link names take what they need and the bars keep most of it.
+  void networkLanesLeaveTheBarsRoom() {
+    NetworkView view;
+    view.resize(300, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setPrediction(predict("all_reduce_h200x8.json"));
+    QCOMPARE(view.laneCount(), 16);
+    QVERIFY2(view.laneBarWidth() >= 120, qPrintable(QString::number(view.laneBarWidth())));
+  }
+};
+
+QTEST_MAIN(ReportTest)
+#include "test_report.moc"
