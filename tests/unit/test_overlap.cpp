@@ -145,3 +145,26 @@ TEST_CASE("llm_decode adds its kernels and collectives into a step", "[net][serv
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.errors()[0].path == "params.dp");
 }
+
+TEST_CASE("llm_decode's collectives are inferred from where its tensors live", "[net][serve]") {
+  // Mixtral-like MoE on 8 GPUs, tp 8 / ep 8: the row-parallel projections leave a partial
+  // [16, 4096] on every GPU that each reads whole (an all-reduce of 16 x 4096 x 2 B); each GPU's
+  // 16 x 2 routed token copies go 1/8 to each expert group and come back (all-to-alls of
+  // 16 x 2 x 4096 x 2 B per GPU, nccl-tests size).
+  nlohmann::json model = {{"layers", 32},   {"hidden", 4096}, {"heads", 32},  {"kv_heads", 8}, {"head_dim", 128},
+                          {"ffn", 14336}, {"vocab", 32000}, {"experts", 8}, {"experts_per_token", 2}};
+  nlohmann::json doc = {{"kernel", "llm_decode"},
+                        {"hardware", "h200x8"},
+                        {"params", {{"model", model}, {"batch", 16}, {"ctx", 4096}, {"tp", 8}, {"ep", 8}}}};
+  auto p = predict_distributed(doc, "");
+  INFO((p.ok() ? "" : p.error_text()));
+  REQUIRE(p.ok());
+  const auto& c = p->network.collectives;
+  REQUIRE(c.size() == 3);
+  CHECK(c[0].collective == "all_reduce");
+  CHECK(c[0].bytes == Approx(16.0 * 4096 * 2));
+  CHECK(c[1].collective == "all_to_all");
+  CHECK(c[1].bytes == Approx(16.0 * 2 * 4096 * 2));
+  CHECK(c[2].collective == "all_to_all");
+  CHECK(c[2].devices == 8);
+}

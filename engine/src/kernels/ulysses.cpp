@@ -26,18 +26,6 @@ AttentionParams ulysses_piece(const UlyssesParams& p, std::int64_t pieces) {
   return a;
 }
 
-double ulysses_in_bytes(const UlyssesParams& p) {
-  const AttentionParams& a = p.attention;
-  const double e = dtype_bytes(a.dtype) * static_cast<double>(a.batch * a.head_dim) / static_cast<double>(p.devices);
-  return e * static_cast<double>(a.seq_q * a.heads + 2 * a.seq_kv * a.kv_heads);
-}
-
-double ulysses_out_bytes(const UlyssesParams& p) {
-  const AttentionParams& a = p.attention;
-  return dtype_bytes(a.dtype) * static_cast<double>(a.batch * a.head_dim * a.seq_q * a.heads) /
-         static_cast<double>(p.devices);
-}
-
 Result<UlyssesParams> parse_ulysses_params(const nlohmann::json& params, const std::string& path) {
   if (!params.is_object()) return Error{path, "must be an object, got " + json_type_phrase(params)};
   Errors errors;

@@ -8,6 +8,7 @@
 #include "tilesight/kernels/fused_comm.h"
 #include "tilesight/model/evaluate.h"
 #include "tilesight/net/collective_cost.h"
+#include "tilesight/net/remote_access.h"
 #include "tilesight/model/stream_share.h"
 #include "tilesight/net/system_profile.h"
 #include "tilesight/report/prediction.h"
@@ -24,6 +25,25 @@ inline std::optional<Error> devices_error(std::int64_t devices, const net::Syste
 
 // A single-GPU prediction's kernel time without its launch overhead, in seconds.
 inline double kernel_seconds(const report::Prediction& p) { return (p.latency_us - p.launch_overhead_us) * 1e-6; }
+
+// Devices 0..n-1 of the system: the group a template's `devices` names.
+inline std::vector<std::size_t> first_devices(std::int64_t n) {
+  std::vector<std::size_t> g(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < g.size(); ++i) g[i] = i;
+  return g;
+}
+
+// The collective that moving `t` from where its producer leaves it to where its consumer
+// reads it forms (net/remote_access.h: remote accesses inferred from placement, never
+// declared); an error naming `path` when the exchanges form none.
+inline Result<net::CollectiveRequest> placed_collective(const net::TensorShape& t, const net::Placement& produced,
+                                                        const net::Placement& consumed, const std::string& path) {
+  auto access = net::infer_remote_access(t, produced, consumed);
+  if (!access) return access.errors();
+  if (!access->collective)
+    return Error{path, t.name + ": the shards do not form a collective (" + access->pattern + ")"};
+  return *access->collective;
+}
 
 // NCCL's CTAs beside the compute in stream mode (one per channel): the plan's `comm_sms`
 // where it names one, else the channels NCCL runs for this collective where the system

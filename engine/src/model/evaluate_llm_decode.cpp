@@ -12,6 +12,7 @@
 #include "tilesight/kernels/attention.h"
 #include "tilesight/kernels/gemm.h"
 #include "tilesight/kernels/memory_bound.h"
+#include "cross_device.h"
 #include "tilesight/model/distributed.h"
 #include "tilesight/net/network_report.h"
 
@@ -76,14 +77,6 @@ Result<report::Prediction> memory_bound(const std::string& kernel, std::int64_t 
   return evaluate(kernels::lift_memory_bound(*p), gpu, {.timeline = false});
 }
 
-Result<net::CollectiveCost> collective(net::Collective c, double bytes, std::int64_t devices,
-                                       const net::SystemSpec& system) {
-  net::CollectiveRequest r{.collective = c, .bytes = bytes};
-  r.group.resize(static_cast<std::size_t>(devices));
-  std::iota(r.group.begin(), r.group.end(), std::size_t{0});
-  return net::tune_collective(system.network, r);
-}
-
 }  // namespace
 
 Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p, const net::SystemSpec& system) {
@@ -110,9 +103,14 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
     add_kernel(s, name, *r, gpu, times);
     return {};
   };
-  auto comm = [&](const std::string& name, net::Collective c, double bytes, std::int64_t n, double times) -> Errors {
-    if (n < 2) return {};
-    auto r = collective(c, bytes, n, system);
+  // A tensor moved from its producer's placement to its consumer's: the collective is
+  // inferred (net/remote_access.h), never named here.
+  auto comm = [&](const std::string& name, const net::TensorShape& t, const net::Placement& produced,
+                  const net::Placement& consumed, double times) -> Errors {
+    if (consumed.devices.size() < 2) return {};
+    auto req = placed_collective(t, produced, consumed, "params");
+    if (!req) return req.errors();
+    auto r = net::tune_collective(system.network, *req);
     if (!r) return prefixed("params", r.errors());
     s.seconds += r->total_s * times;
     s.per_layer.push_back({name, r->total_s * kUs});
@@ -135,25 +133,37 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
     else add_kernel(s, "attention (decode)", *r, gpu, L);
   }
   run(gemm("o projection", p.batch, m.hidden, heads * hd, 1, L));
-  run(comm("all_reduce (attention, tp)", net::Collective::kAllReduce, static_cast<double>(p.batch * m.hidden) * e, p.tp, L));
+  // Row-parallel projections leave a partial [batch, hidden] on every tp GPU; the next
+  // layer reads it whole on each (an all-reduce, inferred).
+  const auto tp_group = first_devices(p.tp), ep_group = first_devices(p.ep);
+  const net::TensorShape hidden_out{"hidden", {p.batch, m.hidden}, e};
+  run(comm("all_reduce (attention, tp)", hidden_out, net::Placement::partial(tp_group),
+           net::Placement::replicated(tp_group), L));
   // MLP block.
   run(norm("rmsnorm", "post-attention rmsnorm", m.hidden, L));
   if (!m.moe()) {
     run(gemm("gate_up projection", p.batch, 2 * m.ffn / p.tp, m.hidden, 1, L));
     run(norm("silu_mul", "silu_mul", m.ffn / p.tp, L));
     run(gemm("down projection", p.batch, m.hidden, m.ffn / p.tp, 1, L));
-    run(comm("all_reduce (mlp, tp)", net::Collective::kAllReduce, static_cast<double>(p.batch * m.hidden) * e, p.tp, L));
+    run(comm("all_reduce (mlp, tp)", hidden_out, net::Placement::partial(tp_group), net::Placement::replicated(tp_group),
+             L));
   } else {
     // Uniform routing: each expert sees batch·k/experts tokens; a GPU holds experts/ep experts.
     const std::int64_t local = m.experts / p.ep;
     const std::int64_t tokens = std::max<std::int64_t>(1, (p.batch * m.experts_per_token + m.experts - 1) / m.experts);
-    const double moved = static_cast<double>(p.batch * m.experts_per_token * m.hidden) * e;
+    // Routed token copies [source GPU, destination expert group, batch·k, hidden]: each GPU
+    // makes its own (sharded on dim 0); under uniform routing each expert group gets 1/ep of
+    // every GPU's batch·k rows (an element here is 1/ep of a row element), read where its
+    // experts live (sharded on dim 1): an all-to-all of batch·k·hidden elements per GPU.
+    const std::int64_t routed = p.batch * m.experts_per_token;
+    const net::TensorShape routed_rows{"routed tokens", {p.ep, p.ep, routed, m.hidden}, e / static_cast<double>(p.ep)};
+    const auto by_source = net::Placement::sharded(0, ep_group), by_expert = net::Placement::sharded(1, ep_group);
     run(gemm("router", p.batch, m.experts, m.hidden, 1, L));
-    run(comm("all_to_all dispatch (ep)", net::Collective::kAllToAll, moved, p.ep, L));
+    run(comm("all_to_all dispatch (ep)", routed_rows, by_source, by_expert, L));
     run(gemm("expert gate_up", tokens, 2 * m.expert_ffn, m.hidden, local, L));
     run(norm("silu_mul", "expert silu_mul", m.expert_ffn, L * static_cast<double>(local)));
     run(gemm("expert down", tokens, m.hidden, m.expert_ffn, local, L));
-    run(comm("all_to_all combine (ep)", net::Collective::kAllToAll, moved, p.ep, L));
+    run(comm("all_to_all combine (ep)", routed_rows, by_expert, by_source, L));
   }
   run(norm("rmsnorm", "final rmsnorm", m.hidden, 1));
   run(gemm("lm_head", p.batch, m.vocab / p.tp, m.hidden, 1, 1));

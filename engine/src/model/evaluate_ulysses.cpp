@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
 #include "cross_device.h"
 #include "tilesight/kernels/ulysses.h"
@@ -28,21 +29,42 @@ constexpr double kUs = 1e6;
 Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, const net::SystemSpec& system,
                                             const EvaluateOptions& options) {
   if (auto bad = devices_error(p.devices, system)) return *bad;
-  const auto n = static_cast<std::size_t>(p.devices);
   const std::int64_t pieces = p.overlap == kernels::Overlap::kNone ? 1 : kernels::ulysses_pieces(p);
   const double np = static_cast<double>(pieces);
-  // 1. Remote accesses from placement: sequence shards in, head shards computed, sequence
-  //    shards out: an all-to-all each way (whole, and per piece).
-  auto a2a = [&](double bytes) {
-    net::CollectiveRequest r{.collective = net::Collective::kAllToAll, .bytes = bytes};
-    r.group.resize(n);
-    std::iota(r.group.begin(), r.group.end(), std::size_t{0});
+  // 1. Remote accesses from placement (net/remote_access.h): Q, K and V ([batch, seq, heads,
+  //    head_dim]) as the previous layer leaves them, sharded by sequence (dim 1), and as local
+  //    attention reads them, sharded by head (dim 2); the output O the other way round. Each
+  //    forms an all-to-all; Q, K and V go in one NCCL call on their concatenated buffer (as
+  //    DeepSpeed-Ulysses and collectives.py do), so its size is the sum. A piece of the
+  //    stream/fused loop moves its share (1/pieces) of every tensor's heads.
+  const kernels::AttentionParams& at = p.attention;
+  const auto group = first_devices(p.devices);
+  const auto by_seq = net::Placement::sharded(1, group), by_head = net::Placement::sharded(2, group);
+  const double e = dtype_bytes(at.dtype);
+  double in_bytes = 0, out_bytes = 0;
+  std::optional<net::CollectiveRequest> in_req, out_req;
+  for (const net::TensorShape& t : {net::TensorShape{"Q", {at.batch, at.seq_q, at.heads, at.head_dim}, e},
+                                    net::TensorShape{"K", {at.batch, at.seq_kv, at.kv_heads, at.head_dim}, e},
+                                    net::TensorShape{"V", {at.batch, at.seq_kv, at.kv_heads, at.head_dim}, e}}) {
+    auto r = placed_collective(t, by_seq, by_head, "params.heads");
+    if (!r) return r.errors();
+    in_bytes += r->bytes;
+    in_req = *r;
+  }
+  {
+    auto r = placed_collective({"O", {at.batch, at.seq_q, at.heads, at.head_dim}, e}, by_head, by_seq, "params.heads");
+    if (!r) return r.errors();
+    out_bytes = r->bytes;
+    out_req = *r;
+  }
+  auto a2a = [&](net::CollectiveRequest r, double bytes) {
+    r.bytes = bytes;
     return net::tune_collective(system.network, r, {.algorithm = p.algorithm});
   };
-  auto in = a2a(kernels::ulysses_in_bytes(p)), out = a2a(kernels::ulysses_out_bytes(p));
+  auto in = a2a(*in_req, in_bytes), out = a2a(*out_req, out_bytes);
   if (!in) return in.errors();
   if (!out) return out.errors();
-  auto in_piece = a2a(kernels::ulysses_in_bytes(p) / np), out_piece = a2a(kernels::ulysses_out_bytes(p) / np);
+  auto in_piece = a2a(*in_req, in_bytes / np), out_piece = a2a(*out_req, out_bytes / np);
   if (!in_piece || !out_piece) return in_piece ? out_piece.errors() : in_piece.errors();
 
   // 2. The local attention on one device's heads.
@@ -109,8 +131,9 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
                                           pred.utilization.begin());
   pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
   pred.diagnosis.insert(pred.diagnosis.begin(),
-                        "all_to_all in " + report::format_si_bytes(kernels::ulysses_in_bytes(p)) + " and out " +
-                            report::format_si_bytes(kernels::ulysses_out_bytes(p)) + " (" + in->algorithm + "/" +
+                        "all_to_all in " + report::format_si_bytes(in_bytes) + " and out " +
+                            report::format_si_bytes(out_bytes) + " (inferred from placement: sequence shards <-> head shards; " +
+                            in->algorithm + "/" +
                             std::string(net::protocol_name(in->protocol)) + ", " + fmt("%.4g", s.comm_alone * kUs) +
                             " us) around local attention on " + std::to_string(p.attention.heads / p.devices) +
                             " heads (" + fmt("%.4g", compute_alone * kUs) + " us), overlap " +

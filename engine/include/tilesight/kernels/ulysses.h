@@ -27,11 +27,6 @@ AttentionParams ulysses_piece(const UlyssesParams& p, std::int64_t pieces);
 // Pieces the shard loop cuts a device's heads into: its KV head groups, at most `devices`.
 std::int64_t ulysses_pieces(const UlyssesParams& p);
 
-// nccl-tests "size" of the two all-to-alls: each device's Q, K and V sequence shard; its
-// output sequence shard.
-double ulysses_in_bytes(const UlyssesParams& p);
-double ulysses_out_bytes(const UlyssesParams& p);
-
 Result<UlyssesParams> parse_ulysses_params(const nlohmann::json& params, const std::string& path = "params");
 
 }  // namespace tilesight::kernels
