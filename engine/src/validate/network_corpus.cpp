@@ -84,6 +84,7 @@ std::string map_row(NetworkCorpusKind kind, const std::map<std::string, std::str
         params = {{"batch", whole(*batch)},   {"heads", whole(*heads)},  {"kv_heads", whole(*heads)},
                   {"seq_q", whole(*seq)},     {"seq_kv", whole(*seq)},   {"head_dim", whole(*head_dim)},
                   {"causal", cell(row, "causal") == "1"}, {"dtype", "bf16"}};
+        params.update(cudnn_attention_params());
       } else if (kernel == "ag_gemm" || kernel == "gemm_rs") {
         const auto m = number(row, "M"), n = number(row, "N"), k = number(row, "K");
         if (!m || !n || !k) return "M, N and K must be numbers";
@@ -124,6 +125,10 @@ std::string size_band(double bytes) {
   if (bytes < kMiB) return "< 1 MiB";
   if (bytes < 64 * kMiB) return "1-64 MiB";
   return ">= 64 MiB";
+}
+
+nlohmann::json cudnn_attention_params() {
+  return {{"variant", "fa3"}, {"mma", "wgmma"}, {"block_m", 64}, {"block_n", 128}, {"warps", 12}};
 }
 
 nlohmann::json cublas_tile_params() {

@@ -40,6 +40,14 @@ std::string size_band(double bytes);
 // H200 (128 x 256 x 64 tiles, 4 stages, 12 warps, cluster 1 x 2).
 nlohmann::json cublas_tile_params();
 
+// Attention config of the Ulysses rows' local attention: what torch's default SDPA backend
+// ran there. The fused corpus's `compute` rows match the H200 SDPA corpus's CUDNN_ATTENTION
+// times for the same local problem, not FLASH_ATTENTION's (1 x 16 heads x 16384, head dim
+// 128: 3376 us measured; cuDNN 3593, FlashAttention-2 6262 in tests/validation/h200/
+// attention_sdpa.csv), whose kernel is sm90_flash_fprop_wgmma 64x128, 4x1x1: read as
+// validate/attention_rows.cpp reads it (fa3, wgmma, 64 x 128 tiles, 12 warps).
+nlohmann::json cudnn_attention_params();
+
 // Reads the corpus; rows become plans on `hardware` (a system profile); `group` holds the
 // band. Unreadable rows and rows with no template land in `skipped` with their line.
 Result<Corpus> read_network_corpus(const std::string& path, const std::string& hardware);
