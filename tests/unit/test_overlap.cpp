@@ -168,3 +168,26 @@ TEST_CASE("llm_decode's collectives are inferred from where its tensors live", "
   CHECK(c[2].collective == "all_to_all");
   CHECK(c[2].devices == 8);
 }
+
+TEST_CASE("stream overlap: NCCL's CTAs are the collective's channels unless comm_sms names them", "[net][overlap]") {
+  // A non-persistent 128x128 GEMM of many waves on two H200s: NCCL's CTAs take SMs as the
+  // waves retire. A 128 MiB ring all_gather runs NCCL's 24 channels (nccl_channels_log.txt):
+  // the GEMM runs 132 / (132 - 24) = 1.22x slower while a step runs; with comm_sms 8,
+  // 132 / 124 = 1.065x.
+  nlohmann::json doc = {{"kernel", "ag_gemm"},
+                        {"hardware", "h200x2"},
+                        {"params",
+                         {{"M", 8192}, {"N", 8192}, {"K", 8192}, {"devices", 2}, {"overlap", "stream"},
+                          {"block_m", 128}, {"block_n", 128}, {"block_k", 64}, {"stages", 4}, {"warps", 8}}}};
+  auto text = [&](const nlohmann::json& d) {
+    auto p = predict_distributed(d, "", {.timeline = false});
+    INFO((p.ok() ? "" : p.error_text()));
+    REQUIRE(p.ok());
+    return p->diagnosis.front();
+  };
+  CHECK(text(doc).find("take 24 SMs") != std::string::npos);
+  CHECK(text(doc).find("1.22x slower") != std::string::npos);
+  doc["params"]["comm_sms"] = 8;
+  CHECK(text(doc).find("take 8 SMs") != std::string::npos);
+  CHECK(text(doc).find("1.06x slower") != std::string::npos);
+}
