@@ -201,16 +201,22 @@ void assign_groups(StreamShape& shape, double sm_count) {
 }
 
 // Steps 2-3: the stream, sampled over waves and along the reduction axis (§3.5.2), and the
-// cascade's outcome of each sampled access (eqs. 7-10, §3.5.3), appended to `touches`.
+// cascade's outcome of each sampled access (eqs. 7-10, §3.5.3) into `touches` (all of them
+// when `keep`, else the last wave's); each wave's touches are tallied (step 4) as they come,
+// while they are in the CPU's caches.
 void walk_touches(const TileSequence& tiles, const Prepared& p, const SdcmOptions& options,
                   const detail::TallyContext& ctx, const StreamInput& input,
-                  std::vector<detail::Touch>& touches) {
+                  std::vector<detail::Touch>& touches, bool keep, Tally& t) {
   touches.clear();
   const int samples = p.shape.skew.per_iteration > 0 ? std::max(1, options.k_samples) : 1;
   for (int s = 0; s < samples; ++s)
     walk_stream(detail::StreamWalker::of_this_thread(), tiles, input, p.shape, (s + 0.5) / samples,
                 ctx.waves, [&](const WaveStream& w) {
+                  if (!keep) touches.clear();
+                  const std::size_t from = touches.size();
                   detail::add_touches(w, ctx, options.tile_maps, touches);
+                  detail::tally_touches(touches.data() + from, touches.data() + touches.size(), ctx,
+                                        t);
                 });
 }
 
@@ -253,21 +259,17 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   }
   const int samples = p.shape.skew.per_iteration > 0 ? std::max(1, options.k_samples) : 1;
   const detail::TallyContext ctx{p.plans, streamed, blocks, p.lv, waves, 1.0 / samples};
-  const std::vector<detail::Touch>* touches = nullptr;
   if (options.memo && !options.tile_maps) {
     auto& memo = detail::AnalysisMemo<std::vector<detail::Touch>, 4>::of_this_thread();
     const std::string key = touches_key(program, p, options, sm_count).str();
-    if (!(touches = memo.find(key))) {
-      auto& fresh = memo.slot(key);
-      walk_touches(tiles_in, p, options, ctx, input, fresh);
-      touches = &fresh;
-    }
-  } else {  // this thread's buffer: a walk's touches run to megabytes, costly to allocate anew
-    thread_local std::vector<detail::Touch> own;
-    walk_touches(tiles_in, p, options, ctx, input, own);
-    touches = &own;
+    if (const std::vector<detail::Touch>* known = memo.find(key))
+      detail::tally_touches(known->data(), known->data() + known->size(), ctx, t);
+    else
+      walk_touches(tiles_in, p, options, ctx, input, memo.slot(key), true, t);
+  } else {  // this thread's buffer for one wave's touches
+    thread_local std::vector<detail::Touch> wave;
+    walk_touches(tiles_in, p, options, ctx, input, wave, false, t);
   }
-  detail::tally_touches(*touches, ctx, t);
   CacheTraffic traffic{.model = std::move(name), .accesses = {}, .tile_maps = {}};
   for (std::size_t a = 0; a < p.plans.size(); ++a)
     traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles)));

@@ -51,13 +51,17 @@ void emit_touches(const WaveStream& wave, const TallyContext& c, std::vector<Tou
                   Cascade&& outcome) {
   for (const StreamAccess& sa : wave.accesses) {
     const auto s = static_cast<std::size_t>(sa.access);
+    const Outcome o = c.blocks[s].block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, s);
     out.push_back({.pos = sa.pos,
                    .key = sa.key,
-                   .plan = static_cast<std::int32_t>(c.streamed[s]),
-                   .group = sa.group,
+                   .plan = static_cast<std::int16_t>(c.streamed[s]),
+                   .group = static_cast<std::int16_t>(sa.group),
                    .sample = wave.sample,
                    .gap_same = sa.gap_same,
-                   .o = c.blocks[s].block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, s)});
+                   .near_hit = o.near_hit,
+                   .far_lookup = o.far_lookup,
+                   .far_hit = o.far_hit,
+                   .near_distance = o.near_distance});
   }
 }
 
@@ -89,7 +93,7 @@ void add_touches(const WaveStream& wave, const TallyContext& c, bool distance,
     });
 }
 
-void tally_touches(const std::vector<Touch>& touches, const TallyContext& c, Tally& t) {
+void tally_touches(const Touch* first, const Touch* last, const TallyContext& c, Tally& t) {
   // Per sampled wave and access: the bytes of one tile's touch, and what it stands for.
   const std::size_t n = c.plans.size();
   std::vector<double> tile_bytes(c.waves.size() * n), req(c.waves.size() * n);
@@ -101,11 +105,12 @@ void tally_touches(const std::vector<Touch>& touches, const TallyContext& c, Tal
     }
   const bool maps = !t.count.empty(), runs = !t.runs.empty();
   const auto groups = static_cast<std::size_t>(c.levels.groups);
-  for (const Touch& tc : touches) {
+  for (const Touch* touch = first; touch != last; ++touch) {
+    const Touch& tc = *touch;
     const auto plan = static_cast<std::size_t>(tc.plan);
     const AccessPlan& ap = c.plans[plan];
     const std::size_t at = static_cast<std::size_t>(tc.sample) * n + plan;
-    Outcome o = tc.o;
+    Outcome o = tc.outcome();
     const bool block = ap.block_bytes > 0;
     Tally::Run* run = runs && block ? &t.runs[plan][static_cast<std::size_t>(tc.key) * groups +
                                                     static_cast<std::size_t>(tc.group)]

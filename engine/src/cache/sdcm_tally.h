@@ -55,12 +55,20 @@ struct Tally {
 };
 
 // One sampled access and its cascade outcome, in stream order.
-struct Touch {
-  std::int64_t pos = 0;                          // launch position of the tile
-  std::int64_t key = 0;                          // the block's reuse key
-  std::int32_t plan = 0, group = 0, sample = 0;  // access of the program, SM group, WaveSample
-  double gap_same = 0;                           // StreamAccess::gap_same
-  Outcome o;  // the cascade's, before the fill window (pending, merged: 0)
+struct Touch {                       // one cache line
+  std::int64_t pos = 0;              // launch position of the tile
+  std::int64_t key = 0;              // the block's reuse key
+  std::int16_t plan = 0, group = 0;  // access of the program (a handful), SM group
+  std::int32_t sample = 0;           // WaveSample
+  double gap_same = 0;               // StreamAccess::gap_same
+  // The cascade's Outcome before the fill window (it has nothing pending or merged yet).
+  double near_hit = 0, far_lookup = 0, far_hit = 0, near_distance = 0;
+  Outcome outcome() const {
+    return {.near_hit = near_hit,
+            .far_lookup = far_lookup,
+            .far_hit = far_hit,
+            .near_distance = near_distance};
+  }
 };
 
 struct TallyContext {
@@ -78,8 +86,9 @@ Tally empty_tally(std::size_t accesses, const std::vector<WaveSample>& waves, st
 // Outcome::near_distance (the maps).
 void add_touches(const WaveStream& wave, const TallyContext& c, bool distance,
                  std::vector<Touch>& touches);
-// Pass 2: the touches of a whole walk, in order, into the sums (and maps) of `t`.
-void tally_touches(const std::vector<Touch>& touches, const TallyContext& c, Tally& t);
+// Pass 2: touches of a walk, in order (all of them, in one call or in consecutive ranges),
+// into the sums (and maps) of `t`.
+void tally_touches(const Touch* first, const Touch* last, const TallyContext& c, Tally& t);
 // Per-tile hit-rate maps (the GUI's heatmaps): all tensors, each read tensor, and L1.5.
 void add_maps(CacheTraffic& traffic, const Tally& t, const std::vector<AccessPlan>& plans,
               const std::vector<std::int64_t>& seq, const std::vector<WaveSample>& waves, bool l15);
