@@ -20,6 +20,12 @@ namespace {
 constexpr double kNodeWidth = 156, kNodeHeight = 50, kLayerGap = 96, kNodeGap = 28;
 constexpr int kNameRole = 0;  // QGraphicsItem::data key holding the action name
 
+// In the box: the work of a compute action (its operand bytes are in the tooltip), the bytes
+// of a memory one, so that "mma_tc · 2.1 MFLOP" fits without elision.
+QString box_amount(const DagAction& a) {
+  return a.flops > 0 ? format_flops(a.flops) : format_bytes(a.bytes);
+}
+
 QString amount(const DagAction& a) {
   if (a.flops > 0 && a.bytes > 0) return format_flops(a.flops) + " · " + format_bytes(a.bytes);
   if (a.flops > 0) return format_flops(a.flops);
@@ -113,7 +119,7 @@ void DagScene::addNode(const DagAction& a, QPointF centre) {
   // What does not fit the box is elided; the tooltip has all of it.
   QFont small;
   small.setPointSizeF(9);
-  const QString detail = QFontMetricsF(small).elidedText(QString::fromStdString(a.op) + " · " + amount(a),
+  const QString detail = QFontMetricsF(small).elidedText(QString::fromStdString(a.op) + " · " + box_amount(a),
                                                          Qt::ElideRight, right - left);
   text(detail, {left, 11}, false, Qt::AlignLeft);
 }

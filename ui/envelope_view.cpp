@@ -40,7 +40,7 @@ EnvelopeView::EnvelopeView(QWidget* parent)
   apply_plot_style(*plot_);
   // Bottom to top, as the time runs: prologue, steady state, epilogue.
   prologue_ = make_bars(plot_, tr("prologue"), Phase::kPrologue);
-  steady_ = make_bars(plot_, tr("steady state"), Phase::kSteady);
+  steady_ = make_bars(plot_, tr("steady"), Phase::kSteady);
   epilogue_ = make_bars(plot_, tr("epilogue"), Phase::kEpilogue);
   steady_->moveAbove(prologue_);
   epilogue_->moveAbove(steady_);

@@ -117,7 +117,7 @@ void MainWindow::createDocks() {
   splitDockWidget(heatmap, network, Qt::Horizontal);
   resizeDocks({config, report}, {290, 440}, Qt::Horizontal);
   // The network lanes need room for link names, a time axis and percentages.
-  resizeDocks({envelope, heatmap, network}, {360, 360, 340}, Qt::Horizontal);
+  resizeDocks({envelope, heatmap, network}, {400, 340, 300}, Qt::Horizontal);
   resizeDocks({envelope}, {330}, Qt::Vertical);
   // The report's utilisation table whole above the editor (its DAG scrolls when large).
   resizeDocks({report, editor}, {590, 350}, Qt::Vertical);

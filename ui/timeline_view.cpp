@@ -13,6 +13,7 @@
 #include <map>
 
 #include "ui/format.h"
+#include "ui/network_lanes.h"
 #include "ui/plot_style.h"
 
 namespace tilesight::ui {
@@ -62,12 +63,21 @@ TimelineView::TimelineView(QWidget* parent)
   layout->setSpacing(2);
   layout->addWidget(makeToolBar());
   layout->addWidget(plot_, 1);
-  empty_ = new QLabel(this);
+  // Instead of the plot for a plan without a one-SM timeline: why, and the Net pipeline's
+  // own timeline (the stages of its collectives per link) when it has one.
+  empty_page_ = new QWidget(this);
+  auto* page = new QVBoxLayout(empty_page_);
+  page->setContentsMargins(24, 16, 24, 16);
+  empty_ = new QLabel(empty_page_);
   empty_->setAlignment(Qt::AlignCenter);
   empty_->setWordWrap(true);
   empty_->setStyleSheet(QStringLiteral("color: gray;"));
-  empty_->hide();
-  layout->addWidget(empty_, 1);
+  page->addWidget(empty_);
+  net_lanes_ = new NetworkLanes(empty_page_);
+  page->addWidget(net_lanes_);
+  page->addStretch(1);
+  empty_page_->hide();
+  layout->addWidget(empty_page_, 1);
 
   apply_plot_style(*plot_);
   plot_->addLayer(kShadingLayer, plot_->layer("grid"), QCustomPlot::limBelow);
@@ -159,6 +169,7 @@ void TimelineView::addLaneBands() {
 
 void TimelineView::setPrediction(const report::Prediction& prediction) {
   events_ = prediction.timeline;
+  showWithoutTimeline(prediction);
   phases_ = {};
   double prologue_end = 0, epilogue_start = -1;
   for (const auto& e : events_) {
@@ -171,6 +182,33 @@ void TimelineView::setPrediction(const report::Prediction& prediction) {
   phases_.epilogue_start =
       epilogue_start >= 0 ? std::max(epilogue_start, phases_.prologue_end) : phases_.end;
   rebuild();
+}
+
+// What a plan without a one-SM timeline shows in its place: a collective's (or a decode
+// step's) link stages over time, the Net lane at full size.
+void TimelineView::showWithoutTimeline(const report::Prediction& p) {
+  const bool lanes = !p.network.empty() && !p.network.events.empty();
+  net_lanes_->setNetwork(p.network, p.latency_us);
+  net_lanes_->setVisible(lanes);
+  const QString kernel = QString::fromStdString(p.kernel).toHtmlEscaped();
+  QString why = p.serve.step_us > 0
+                    ? tr("<b>%1</b> is a decode step of many kernels: it has no one-SM timeline (the "
+                         "report lists the time of each kernel).")
+                          .arg(kernel)
+                    : tr("<b>%1</b> runs on the network: it has no one-SM timeline.").arg(kernel);
+  if (lanes)
+    why += QStringLiteral("<br>") + tr("Its collective stages per link over time (%1, busiest links first):")
+                                        .arg(format_time_us(p.latency_us));
+  empty_->setText(why);
+  for (QToolButton* b : findChildren<QToolButton*>()) b->setEnabled(!p.timeline.empty());
+}
+
+int TimelineView::networkLaneCount() const {
+  return net_lanes_->isHidden() ? 0 : net_lanes_->lanes();
+}
+
+QString TimelineView::emptyText() const {
+  return empty_page_->isHidden() ? QString() : empty_->text();
 }
 
 void TimelineView::setFoldSteadyState(bool fold) {
@@ -198,9 +236,7 @@ void TimelineView::rebuild() {
   // A composed prediction (llm_decode: many kernels) has no one-SM timeline: the message
   // alone, not empty lanes under a squeezed axis.
   plot_->setVisible(!events_.empty());
-  empty_->setVisible(events_.empty());
-  empty_->setText(tr("No one-SM timeline for this plan: it composes several kernels or devices. "
-                     "The report has its figures; the network lanes its transfers."));
+  empty_page_->setVisible(events_.empty());
   set_plot_message(message_, {});
   fitAll();
 }

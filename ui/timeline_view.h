@@ -14,7 +14,8 @@
 // time axis only; Ctrl++ and Ctrl+- step the zoom, Fit or Ctrl+0 resets it;
 // hovering a bar shows its action, iteration, pipeline, time, bytes and FLOPs. Clicking a
 // bar selects its action (linked with the plan editor): that action's bars get a dark
-// outline and the others fade.
+// outline and the others fade. A plan without a one-SM timeline (a collective, a decode
+// step of many kernels) says so and draws its link stages over time in the plot's place.
 #pragma once
 
 #include <QString>
@@ -34,6 +35,8 @@ class QToolButton;
 class QLabel;
 
 namespace tilesight::ui {
+
+class NetworkLanes;
 
 class TimelineView : public QWidget {
   Q_OBJECT
@@ -60,6 +63,10 @@ class TimelineView : public QWidget {
   // A click (not a drag) at a point of the plot: emits actionClicked for the bar there.
   void clickAt(const QPointF& pixel);
   const TimeFold& fold() const { return fold_; }
+  // A plan without a one-SM timeline: the sentence shown instead ("" with a timeline) and
+  // the links drawn under it (a collective's stages over time).
+  QString emptyText() const;
+  int networkLaneCount() const;
 
  signals:
   void actionClicked(const QString& action);  // "" for a click on no bar
@@ -74,6 +81,7 @@ class TimelineView : public QWidget {
 
   QWidget* makeToolBar();
   void rebuild();
+  void showWithoutTimeline(const report::Prediction& prediction);
   void clearScene();
   void addLaneBands();
   void addPhase(double from, double to, int phase, const QString& label);
@@ -89,7 +97,9 @@ class TimelineView : public QWidget {
 
   QCustomPlot* plot_ = nullptr;
   QCPItemText* message_ = nullptr;
-  QLabel* empty_ = nullptr;  // instead of the plot when the prediction has no timeline
+  QWidget* empty_page_ = nullptr;  // instead of the plot when the prediction has no timeline
+  QLabel* empty_ = nullptr;
+  NetworkLanes* net_lanes_ = nullptr;
   QToolButton* fold_button_ = nullptr;
   QSharedPointer<FoldedTimeTicker> ticker_;
   TimeFold fold_;

@@ -2,6 +2,7 @@
 // predicted pipeline, and each edit (add, remove, connect, a property) a new document that
 // the session predicts; a cycle is refused, not applied.
 #include <QDoubleSpinBox>
+#include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
 #include <QLabel>
 #include <QScrollBar>
@@ -46,6 +47,18 @@ class PlanEditorTest : public QObject {
     QVERIFY(mma >= 0);
     QVERIFY(dag.actions[static_cast<std::size_t>(mma)].pipeline_predicted);
     QCOMPARE(dag.actions[static_cast<std::size_t>(mma)].pipeline, Resource::kTC);
+  }
+
+  // The boxes say op and work in full: "mma_tc · 2.1 MFLOP", nothing elided ("…").
+  void nodeTextsFitTheirBoxes() {
+    PlanEditor editor;
+    editor.setPlan(test::example());
+    QStringList texts;
+    for (QGraphicsItem* item : editor.scene()->items())
+      if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item)) texts << text->text();
+    QVERIFY2(texts.contains(QString("mma_tc · 2.1 MFLOP")), qPrintable(texts.join(" | ")));
+    QVERIFY2(texts.contains(QString("load · 16 KiB")), qPrintable(texts.join(" | ")));
+    for (const QString& t : texts) QVERIFY2(!t.contains(QChar(0x2026)), qPrintable(t));
   }
 
   // A large DAG (mla_decode: 16 actions in 8 layers) in a dock-sized editor: fitting stops

@@ -1,4 +1,6 @@
 // The screenshot path: the window with every view populated, written as a non-empty PNG.
+#include <qcustomplot.h>
+
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -30,6 +32,18 @@ class SnapshotTest : public QObject {
     QVERIFY(window.envelopeView()->stackCount() > 0);
     QVERIFY(window.heatmapView()->cellCount() > 0 || !window.heatmapView()->message().isEmpty());
     QCOMPARE(window.networkView()->headline(), QString("no cross-device traffic"));
+    // In the default layout the envelope's legend gets the width its names need (no
+    // "prologu", "steady sta").
+    window.envelopeView()->plot()->replot();
+    QCPLegend* legend = window.envelopeView()->plot()->legend;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+      auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+      QVERIFY(item);
+      const QCPLayoutElement* element = item;  // the hint is public on the base
+      QVERIFY2(item->outerRect().width() >= element->minimumOuterSizeHint().width(),
+               qPrintable(QString("%1: %2 < %3").arg(item->plottable()->name()).arg(item->outerRect().width())
+                              .arg(element->minimumOuterSizeHint().width())));
+    }
 
     QTemporaryDir dir;
     const QString png = dir.filePath("window.png");

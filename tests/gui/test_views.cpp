@@ -117,6 +117,22 @@ class ViewsTest : public QObject {
     QVERIFY(qAbs(view.plot()->xAxis->range().size() - fitted.size() / 1.5) < 1e-6 * fitted.size());
   }
 
+  // A collective has no one-SM timeline: the view says so and draws its link stages over
+  // time in the plot's place; a GEMM brings the plot back.
+  void timelineOfACollectiveShowsItsLinks() {
+    auto outcome = predict_plan(test::example("all_reduce_h200x8.json"));
+    QVERIFY2(outcome.prediction, join(outcome.errors).c_str());
+    TimelineView view;
+    view.resize(1000, 500);
+    view.setPrediction(*outcome.prediction);
+    QVERIFY(view.plot()->isHidden());
+    QVERIFY2(view.emptyText().contains("runs on the network"), qPrintable(view.emptyText()));
+    QCOMPARE(view.networkLaneCount(), 16);  // 8 GPUs to the switch and back
+    view.setPrediction(prediction_);
+    QVERIFY(!view.plot()->isHidden());
+    QVERIFY(view.emptyText().isEmpty());
+  }
+
   void envelopeHasAStackPerLoopAndWaveKind() {
     EnvelopeView view;
     view.setPrediction(prediction_);

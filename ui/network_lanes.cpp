@@ -1,0 +1,76 @@
+#include "ui/network_lanes.h"
+
+#include <QPainter>
+#include <algorithm>
+#include <map>
+
+#include "ui/format.h"
+
+namespace tilesight::ui {
+
+NetworkLanes::NetworkLanes(QWidget* parent) : QWidget(parent) {
+  setMinimumHeight(kLaneHeight * 2);
+}
+
+void NetworkLanes::setNetwork(const report::NetworkReport& n, double latency_us) {
+  links_.clear();
+  for (const auto& l : n.links) {
+    if (static_cast<int>(links_.size()) >= kMaxLanes) break;
+    links_.push_back(l);
+  }
+  events_ = n.events;
+  latency_us_ = latency_us;
+  // The names as wide as the longest needs (not a fixed column that leaves a narrow dock
+  // no room for the bars), the percentages as wide as "100%".
+  const QFontMetrics fm(font());
+  label_width_ = 0;
+  for (const auto& l : links_)
+    label_width_ =
+        std::max(label_width_, fm.horizontalAdvance(QString::fromStdString(l.link)) + 10);
+  util_width_ = fm.horizontalAdvance(QStringLiteral("100%")) + 8;
+  setMinimumHeight(kLaneHeight * (static_cast<int>(links_.size()) + 2));
+  update();
+}
+
+void NetworkLanes::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), Qt::white);
+  if (links_.empty() || latency_us_ <= 0) return;
+  const int x0 = label_width_, x1 = std::max(x0 + 10, width() - util_width_);
+  auto x_of = [&](double us) {
+    return x0 + static_cast<int>((x1 - x0) * std::clamp(us / latency_us_, 0.0, 1.0));
+  };
+  std::map<std::string, int> row;
+  for (int i = 0; i < lanes(); ++i) row[links_[static_cast<std::size_t>(i)].link] = i;
+  const QColor colors[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xf5, 0x85, 0x18),
+                           QColor(0x54, 0xa2, 0x4b)};
+  std::map<std::string, int> collective_color;
+  for (int i = 0; i < lanes(); ++i) {
+    const auto& l = links_[static_cast<std::size_t>(i)];
+    const int y = i * kLaneHeight;
+    p.setPen(Qt::black);
+    p.drawText(QRect(4, y, label_width_ - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               QString::fromStdString(l.link));
+    p.drawText(QRect(x1 + 4, y, util_width_ - 4, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               format_percent(l.utilization));
+    p.setPen(QColor(0xdd, 0xdd, 0xdd));
+    p.drawLine(x0, y + kLaneHeight - 1, x1, y + kLaneHeight - 1);
+  }
+  for (const auto& e : events_) {
+    auto it = row.find(e.link);
+    if (it == row.end()) continue;
+    const int c =
+        collective_color.emplace(e.collective, static_cast<int>(collective_color.size()) % 3)
+            .first->second;
+    const int xa = x_of(e.start_us), xb = std::max(xa + 1, x_of(e.end_us));
+    p.fillRect(QRect(xa, it->second * kLaneHeight + 3, xb - xa, kLaneHeight - 6), colors[c]);
+  }
+  const int axis = lanes() * kLaneHeight + 2;
+  p.setPen(Qt::darkGray);
+  p.drawLine(x0, axis, x1, axis);
+  p.drawText(QRect(x0, axis + 2, 60, kLaneHeight), Qt::AlignLeft, QStringLiteral("0"));
+  p.drawText(QRect(x1 - 100, axis + 2, 100, kLaneHeight), Qt::AlignRight,
+             format_time_us(latency_us_));
+}
+
+}  // namespace tilesight::ui
