@@ -43,6 +43,20 @@ QString waves_text(const report::Prediction& p) {
                : QObject::tr(" (limited by %1)").arg(html(p.occupancy_limiter)));
 }
 
+// A decode step (llm_decode): its time and rate, then each operation of a layer (or of the
+// step, for the ones that run once) as the CLI lists them, the times right-aligned.
+QString serve_rows(const report::ServeReport& serve) {
+  QString ops = QStringLiteral("<table cellspacing='0'>");
+  for (const auto& [op, us] : serve.per_layer_us)
+    ops += QStringLiteral("<tr><td style='padding-right:10px'>%1</td><td align='right'>%2</td></tr>")
+               .arg(html(op), format_time_us(us));
+  ops += QStringLiteral("</table>");
+  return row(QObject::tr("Decode step"), QObject::tr("%1, %2 tokens/s")
+                                             .arg(format_time_us(serve.step_us),
+                                                  format_count(serve.tokens_per_s))) +
+         row(QObject::tr("Per layer"), ops);
+}
+
 bool has_cache_figures(const report::Prediction& p) {
   return p.dram_bytes > 0 || p.l2_hit_rate > 0 || !p.tensors.empty();
 }
@@ -65,6 +79,7 @@ QString summary_html(const report::Prediction& p) {
     s += row(QObject::tr("Cache"), QObject::tr("L2 hit rate %1 (%2), DRAM %3")
                                        .arg(format_percent(p.l2_hit_rate), html(p.cache_model),
                                             format_bytes(p.dram_bytes)));
+  if (p.serve.step_us > 0) s += serve_rows(p.serve);
   s += row(QObject::tr("Bottleneck"),
            QObject::tr("<b>%1</b>, %2 busy")
                .arg(to_qstring(resource_label(p.bottleneck)), format_percent(p.utilization[b])));

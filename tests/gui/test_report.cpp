@@ -53,6 +53,21 @@ class ReportTest : public QObject {
     QVERIFY2(text.contains("network"), qPrintable(text));  // the bottleneck row stays
   }
 
+  // A decode step lists the time of each of its kernels and collectives, as the CLI does.
+  void decodeStepReportListsItsOperations() {
+    ReportView view;
+    const auto p = predict("llm_decode_moe_h200x8.json");
+    QVERIFY(!p.serve.per_layer_us.empty());
+    view.setPrediction(p);
+    const QString text = view.summaryText();
+    QVERIFY2(text.contains(QString("%1 tokens/s").arg(format_count(p.serve.tokens_per_s))), qPrintable(text));
+    for (const auto& [op, us] : p.serve.per_layer_us) {
+      QVERIFY2(text.contains(QString::fromStdString(op)), op.c_str());
+      QVERIFY2(text.contains(format_time_us(us)), op.c_str());
+    }
+    QVERIFY2(!text.contains("L2 hit rate"), qPrintable(text));  // no one cache figure
+  }
+
   // The headline names the buffer as the config panel's bytes field does: "256 MiB".
   void networkHeadlineNamesTheBufferAsTheForm() {
     NetworkView view;
