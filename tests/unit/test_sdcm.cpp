@@ -361,6 +361,32 @@ TEST_CASE("an L1.5 tier serves part of the loads and the resource vector charges
   CHECK(t.tile_maps.back().level == "l15");
 }
 
+TEST_CASE("the memos give what a fresh walk gives across pipeline stages", "[cache][sdcm]") {
+  // Stages change the fill window (the bytes the pipeline keeps in flight), not the stream:
+  // the memo reuses the first pass (the touches) and redoes the runs of misses in flight.
+  const auto hw = h200_like();
+  const cache::SdcmCacheModel fresh({.tile_maps = false, .memo = false});
+  const cache::SdcmCacheModel memo({.tile_maps = false});
+  std::vector<double> pending;
+  for (int stages : {2, 4, 2, 4}) {
+    const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 8, stages, 8));
+    const auto a = fresh.analyze(prog, hw), b = memo.analyze(prog, hw);
+    REQUIRE(a.accesses.size() == b.accesses.size());
+    for (std::size_t i = 0; i < a.accesses.size(); ++i) {
+      const auto &x = a.accesses[i], &y = b.accesses[i];
+      CHECK(x.dram_bytes == y.dram_bytes);
+      CHECK(x.l2_lookup_bytes == y.l2_lookup_bytes);
+      CHECK(x.l2_hit_bytes == y.l2_hit_bytes);
+      CHECK(x.l2_far_lookup_bytes == y.l2_far_lookup_bytes);
+      CHECK(x.l2_far_hit_bytes == y.l2_far_hit_bytes);
+      CHECK(x.l2_pending_bytes == y.l2_pending_bytes);
+      CHECK(x.l2_merged_bytes == y.l2_merged_bytes);
+    }
+    pending.push_back(a.accesses[0].l2_pending_bytes);
+  }
+  CHECK(pending[0] != pending[1]);  // the fill window did change the result
+}
+
 TEST_CASE("first-touch stays selectable through EvaluateOptions", "[cache][sdcm]") {
   const auto hw = h200_like();
   const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 1, 3, 8));
