@@ -84,7 +84,9 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
   if (devices > static_cast<std::int64_t>(system.devices()))
     return Error{"params.dp", "the model needs max(tp, ep) x dp = " + std::to_string(devices) + " GPUs; " +
                                   system.name + " has " + std::to_string(system.devices())};
-  const hw::HardwareSpec& gpu = system.device;
+  // The step's kernels follow each other in one CUDA graph: no flush leaves the L2 dirty.
+  hw::HardwareSpec gpu = system.device;
+  gpu.dirty_l2_bytes = 0;
   const kernels::LlmModel& m = p.model;
   const double L = static_cast<double>(m.layers), e = dtype_bytes(p.dtype);
   const std::int64_t heads = m.heads / p.tp, kv = std::max<std::int64_t>(1, m.kv_heads / p.tp), hd = m.head_dim;

@@ -64,6 +64,16 @@ SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_fac
   return r;
 }
 
+double dirty_writeback_factor(const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic) {
+  const double read = traffic.dram_read_bytes(), written = traffic.dram_write_bytes();
+  if (hw.dirty_l2_bytes <= 0 || read + written <= 0) return 1.0;
+  // The kernel's own last writes stay dirty in the L2 when it ends, in place of the flush's:
+  // those are not written back during the kernel (a streaming add or norm, 2/3 or 1/2 of its
+  // traffic written, shows no flush penalty in norms.csv; a read-only stream pays it all).
+  const double extra = std::max(0.0, std::min(hw.dirty_l2_bytes, read) - std::min(hw.dirty_l2_bytes, written));
+  return 1.0 + extra / (read + written);
+}
+
 ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec& hw,
                                const SmRates& rates, const cache::CacheTraffic& traffic) {
   using plan::OpKind;

@@ -52,8 +52,9 @@ double segment_time(const std::vector<BodyItem>& items, std::int64_t resident, R
 WaveTime evaluate_wave(const plan::TileProgram& p, const hw::HardwareSpec& hw,
                        const cache::CacheTraffic& traffic, double active_sms, std::int64_t resident,
                        double clock_factor, std::size_t max_orders) {
-  LoopContext ctx{.program = p, .hw = hw, .traffic = traffic,
-                  .rates = sm_rates(hw, active_sms, clock_factor), .resident = resident,
+  SmRates rates = sm_rates(hw, active_sms, clock_factor);
+  rates.dram_bytes /= dirty_writeback_factor(hw, traffic);
+  LoopContext ctx{.program = p, .hw = hw, .traffic = traffic, .rates = rates, .resident = resident,
                   .max_orders = max_orders};
   WaveTime w;
   w.active_sms = active_sms;

@@ -78,6 +78,9 @@ struct HardwareSpec {
   double dram_bytes = 0;
   double dram_bandwidth = 0;      // bytes/s achievable
   double dram_latency_ns = 0;     // pointer-chasing latency of a miss to DRAM
+  // Dirty bytes the L2 holds after the timing protocol's flush (do_bench zeroes 256 MB before
+  // each launch): the kernel's first DRAM reads write them back. 0: the L2 starts clean.
+  double dirty_l2_bytes = 0;
   double launch_overhead_us = 0;  // empty-kernel time as CUDA events measure it
   double dependent_launch_us = 0; // each further kernel queued behind the first (CUDA graph
                                   // or stream): its start-up, the launch itself being hidden

@@ -48,6 +48,12 @@ struct SmRates {
 
 SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_factor);
 
+// DRAM time per byte the kernel moves, relative to a clean L2: its first reads also write back
+// the dirty lines the timing protocol's flush left (hw.dirty_l2_bytes, at most one per byte
+// read), less the kernel's own last writes, which stay dirty in the L2 when it ends:
+// 1 + max(0, min(dirty, read) - min(dirty, written)) / (read + written).
+double dirty_writeback_factor(const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic);
+
 // u(o) for one execution of `action`. Memory actions split their bytes between L2 and DRAM by
 // the cache model's traffic for the tensor they move.
 ResourceVector resource_vector(const plan::TileAction& action, const hw::HardwareSpec& hw,
