@@ -103,18 +103,28 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
       tile_bytes[w * n + a] = ap.block_bytes * ap.executions * c.weight;
       req[w * n + a] = tile_bytes[w * n + a] * c.waves[w].weight;
     }
-  const bool maps = !t.count.empty(), runs = !t.runs.empty();
+  // Per access: its runs (none without a fill window or a block) and its sums.
+  struct PerAccess {
+    Tally::Run* runs;
+    Tally::Sums* sums;
+    std::int64_t repeats;
+  };
+  std::vector<PerAccess> per(n);
+  for (std::size_t a = 0; a < n; ++a)
+    per[a] = {.runs = !t.runs.empty() && c.plans[a].block_bytes > 0 ? t.runs[a].data() : nullptr,
+              .sums = &t.access[a],
+              .repeats = c.plans[a].repeats};
+  const bool maps = !t.count.empty();
   const auto groups = static_cast<std::size_t>(c.levels.groups);
   for (const Touch* touch = first; touch != last; ++touch) {
     const Touch& tc = *touch;
     const auto plan = static_cast<std::size_t>(tc.plan);
-    const AccessPlan& ap = c.plans[plan];
+    const PerAccess& pa = per[plan];
     const std::size_t at = static_cast<std::size_t>(tc.sample) * n + plan;
     Outcome o = tc.outcome();
-    const bool block = ap.block_bytes > 0;
-    Tally::Run* run = runs && block ? &t.runs[plan][static_cast<std::size_t>(tc.key) * groups +
-                                                    static_cast<std::size_t>(tc.group)]
-                                    : nullptr;
+    Tally::Run* run = pa.runs ? pa.runs + static_cast<std::size_t>(tc.key) * groups +
+                                    static_cast<std::size_t>(tc.group)
+                              : nullptr;
     if (run) {
       // Misses in flight (ncu_pending.csv, burst rows): a touch of the block by the same SM
       // group within one fill window of the run's first touch is served by that touch's fill.
@@ -139,13 +149,13 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
         *run = {.hit = o.near_hit, .age = 0, .followers = 0, .until_lookup = 0};
       }
     }
-    add_sums(t.access[plan], o, req[at]);
+    add_sums(*pa.sums, o, req[at]);
     // Without a fill window (an L1.5 tier, or switched off) repeats stay inside the SM.
     Outcome rep;
-    const bool repeats = ap.repeats > 1 && run;
+    const bool repeats = pa.repeats > 1 && run;
     if (repeats) {
-      rep = repeat_outcome(*run, ap.repeats, t.merge_per_lookup);
-      add_sums(t.access[plan], rep, req[at] * static_cast<double>(ap.repeats - 1));
+      rep = repeat_outcome(*run, pa.repeats, t.merge_per_lookup);
+      add_sums(*pa.sums, rep, req[at] * static_cast<double>(pa.repeats - 1));
     }
     if (!maps) continue;
     const auto pos =
@@ -153,7 +163,7 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     add_position(t, pos * n + plan, o, c.levels.l15, tile_bytes[at]);
     if (repeats)
       add_position(t, pos * n + plan, rep, c.levels.l15,
-                   tile_bytes[at] * static_cast<double>(ap.repeats - 1), false);
+                   tile_bytes[at] * static_cast<double>(pa.repeats - 1), false);
   }
 }
 
