@@ -46,7 +46,8 @@ void NetworkView::setPrediction(const report::Prediction& p) {
   QStringList parts;
   QList<int> counts;
   for (const auto& c : p.network.collectives) {
-    const QString part = tr("%1 %2 on %3 GPUs: %4/%5, busbw %6 GB/s")
+    // A word joiner keeps "GB/s" whole when the headline wraps in a narrow dock.
+    const QString part = tr("%1 %2 on %3 GPUs: %4/%5, busbw %6 GB/\u2060s")
                              .arg(QString::fromStdString(c.collective), format_bytes(c.bytes))
                              .arg(c.devices)
                              .arg(QString::fromStdString(c.algorithm), QString::fromStdString(c.protocol))
@@ -56,7 +57,7 @@ void NetworkView::setPrediction(const report::Prediction& p) {
   }
   for (qsizetype i = 0; i < parts.size(); ++i)
     if (counts[i] > 1) parts[i] = QStringLiteral("%1 × %2").arg(counts[i]).arg(parts[i]);
-  headline_->setText(parts.join(QStringLiteral("; ")));
+  headline_->setText(parts.join(QLatin1Char('\n')));  // one collective per line
   QString details = tr("bottleneck link %1; %2 links carried traffic")
                         .arg(QString::fromStdString(p.network.bottleneck_link))
                         .arg(p.network.links.size());

@@ -98,6 +98,7 @@ QWidget* PlanEditor::makeToolBar() {
     }
   });
   QAction* fit = bar->addAction(tr("Fit"), this, &PlanEditor::resetZoom);
+  fit_ = fit;
   fit->setToolTip(tr("Fit the DAG in view, undoing any zoom (Ctrl+0); Ctrl+wheel zooms"));
   fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
   fit->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -157,6 +158,7 @@ void PlanEditor::redraw() {
   drawing_->setVisible(dag.errors.empty());
   add_->setEnabled(dag.errors.empty());
   connect_->setEnabled(dag.errors.empty());
+  fit_->setEnabled(dag.errors.empty());
 }
 
 bool PlanEditor::hasDag() const {

@@ -104,6 +104,7 @@ class PlanEditor : public QWidget {
   QLabel* note_ = nullptr;
   QWidget* drawing_ = nullptr;  // the DAG over the properties: hidden when there is no DAG
   QAction* add_ = nullptr;
+  QAction* fit_ = nullptr;
   QAction* remove_ = nullptr;
   QAction* connect_ = nullptr;
   QString connect_from_;

@@ -147,6 +147,7 @@ QWidget* TimelineView::makeToolBar() {
   shortcut("timeline_zoom_out", tr("Zoom out"), {QKeySequence::ZoomOut}, [this] { zoomBy(1 / kStep); });
   row->addStretch(1);
   auto* hint = new QLabel(tr("drag to pan · wheel or Ctrl+wheel to zoom · Ctrl+0 fits · hover a bar for details"), bar);
+  hint->setObjectName(QStringLiteral("timeline_hint"));
   hint->setStyleSheet(QStringLiteral("color: gray;"));
   row->addWidget(hint);
   return bar;
@@ -201,6 +202,7 @@ void TimelineView::showWithoutTimeline(const report::Prediction& p) {
                                         .arg(format_time_us(p.latency_us));
   empty_->setText(why);
   for (QToolButton* b : findChildren<QToolButton*>()) b->setEnabled(!p.timeline.empty());
+  findChild<QLabel*>(QStringLiteral("timeline_hint"))->setVisible(!p.timeline.empty());
 }
 
 int TimelineView::networkLaneCount() const {

@@ -75,6 +75,20 @@ class ReportTest : public QObject {
     QVERIFY2(view.headline().contains("all_reduce 256 MiB on 8 GPUs"), qPrintable(view.headline()));
   }
 
+  // Several collectives (ulysses: all-to-all in and out) one per line; "GB/s" never split.
+  void networkHeadlineHasOneCollectivePerLine() {
+    NetworkView view;
+    const auto p = predict("ulysses_h200x8.json");
+    QCOMPARE(p.network.collectives.size(), std::size_t{2});
+    view.setPrediction(p);
+    const QStringList lines = view.headline().split('\n');
+    QCOMPARE(lines.size(), 2);
+    for (const QString& line : lines) {
+      QVERIFY2(line.startsWith("all_to_all "), qPrintable(line));
+      QVERIFY2(line.endsWith(QString("GB/") + QChar(0x2060) + "s"), qPrintable(line));
+    }
+  }
+
   // In a dock 300 px wide the link names take what they need and the bars keep most of it.
   void networkLanesLeaveTheBarsRoom() {
     NetworkView view;

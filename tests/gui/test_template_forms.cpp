@@ -83,6 +83,22 @@ class TemplateFormsTest : public QObject {
     QVERIFY(!session().modified());
   }
 
+  // tp that does not divide the heads: shown under the form on the fields it names, as it
+  // is typed; the value stays in the plan.
+  void llmDecodeCrossFieldRulesShowInline() {
+    open("llm_decode_h200x8.json");
+    QVERIFY(window_->configPanel()->problemText().isEmpty());
+    auto* tp = editor<QSpinBox>("tp");
+    tp->setValue(3);
+    QCOMPARE(session().plan()["params"]["tp"].get<int>(), 3);
+    const QString text = window_->configPanel()->problemText();
+    QVERIFY2(text.contains("model.heads: must be a multiple of tp (3)"), qPrintable(text));
+    QCOMPARE(window_->configPanel()->fieldProblem("model.heads"), QString("error"));
+    QCOMPARE(window_->configPanel()->fieldProblem("model.layers"), QString());
+    tp->setValue(8);
+    QVERIFY(window_->configPanel()->problemText().isEmpty());
+  }
+
   void collectiveFormOffersOnlyLegalValues() {
     open("all_reduce_h200x8.json");
     auto* bytes = editor<BytesSpinBox>("bytes");

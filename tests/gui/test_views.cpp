@@ -5,6 +5,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QLabel>
+#include <QToolButton>
 #include <QWheelEvent>
 #include <QtTest>
 
@@ -128,7 +130,10 @@ class ViewsTest : public QObject {
     QVERIFY(view.plot()->isHidden());
     QVERIFY2(view.emptyText().contains("runs on the network"), qPrintable(view.emptyText()));
     QCOMPARE(view.networkLaneCount(), 16);  // 8 GPUs to the switch and back
+    for (QToolButton* b : view.findChildren<QToolButton*>()) QVERIFY(!b->isEnabled());  // Fit, Prologue...
+    QVERIFY(view.findChild<QLabel*>("timeline_hint")->isHidden());
     view.setPrediction(prediction_);
+    for (QToolButton* b : view.findChildren<QToolButton*>()) QVERIFY(b->isEnabled());
     QVERIFY(!view.plot()->isHidden());
     QVERIFY(view.emptyText().isEmpty());
   }
