@@ -482,3 +482,28 @@ TEST_CASE("a kernel timed after do_bench's flush writes back the L2's dirty line
   hw.dirty_l2_bytes = 0;
   CHECK(model::dirty_writeback_factor(hw, read_only) == Approx(1.0));
 }
+
+TEST_CASE("barrier phases add half a block reduction each to the chain, shared by resident tiles", "[model]") {
+  // One CUDA-core action of 100 ns with 2 barrier phases; the profile's block reduction takes
+  // 232 ns (block_reduce.csv), so the chain is 100 + 2 x 116 = 332 ns. Two resident tiles whose
+  // chains take turns (overlap_resident false) still overlap their waits: 100 + 232 / 2 = 216 ns
+  // per tile iteration.
+  auto hw = h200_like();
+  hw.block_reduce_ns = 232;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.loops = {{"k", 10, 1, ""}};
+  prog.loops[0].overlap_resident = false;
+  prog.actions = {{.name = "reduce", .op = plan::OpKind::kReduce, .flops = 100e-9 * rates.cuda_flops,
+                   .barriers = 2, .loop = "k", .dtype = DType::kFP32}};
+  const cache::CacheTraffic traffic;
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates};
+  const auto one = model::analyze_loop(prog.loops[0], 1, ctx);
+  CHECK(one.chain == Approx(332e-9).epsilon(1e-6));
+  CHECK(one.envelope.steady == Approx(332e-9).epsilon(1e-6));
+  const auto two = model::analyze_loop(prog.loops[0], 2, ctx);
+  CHECK(two.envelope.steady == Approx(216e-9).epsilon(1e-6));
+  hw.block_reduce_ns = 0;  // not measured: no barrier cost
+  const auto none = model::analyze_loop(prog.loops[0], 1, ctx);
+  CHECK(none.envelope.steady == Approx(100e-9).epsilon(1e-6));
+}

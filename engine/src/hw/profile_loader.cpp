@@ -49,7 +49,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 16> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 17> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -65,6 +65,7 @@ constexpr std::array<Field<HardwareSpec>, 16> kTopFields{{
     {"smem_fill_bandwidth_per_sm", &HardwareSpec::smem_fill_bandwidth_per_sm, kOptionalNonNegative},
     {"l1_sectors_per_clk", &HardwareSpec::l1_sectors_per_clk, kOptionalNonNegative},
     {"dirty_l2_bytes", &HardwareSpec::dirty_l2_bytes, kOptionalNonNegative},
+    {"block_reduce_ns", &HardwareSpec::block_reduce_ns, kOptionalNonNegative},
     {"lsu_instruction_cycles", &HardwareSpec::lsu_instruction_cycles, kOptionalNonNegative},
 }};
 
@@ -369,6 +370,7 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "smem_fill_bandwidth_per_sm",
                        "l1_sectors_per_clk",
                        "dirty_l2_bytes",
+                       "block_reduce_ns",
                        "lsu_instruction_cycles"});
   read_identity(root, spec, errors);
   LeafReader leaves{read_default_source(root, errors), spec, errors};

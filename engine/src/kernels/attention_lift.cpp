@@ -90,13 +90,18 @@ WgmmaSplit wgmma_split(const AttentionParams& p) {
 
 // Column-split warp groups (e.g. 64 rows on 8 warps) hold disjoint columns of S, but PV needs
 // whole rows of P as its A operand: P goes to SMEM (stored once, read by each column group),
-// an action between the softmax and PV.
+// an action between the softmax and PV. The row max and the row sum span the groups too: each
+// crosses them through SMEM at a barrier, as the exchange of P does (three barrier phases per
+// key block on the chain).
 void lift_column_split(const AttentionParams& p, TileProgram& prog) {
   const WgmmaSplit split = wgmma_split(p);
   if (p.variant != "fa2" || p.mma != MmaInstruction::kWgmma || split.col_groups <= 1) return;
   const double p_bytes = d(p.block_m * p.block_n) * dtype_bytes(p.dtype);
   prog.actions.push_back({.name = "exchange_p", .op = OpKind::kFused, .bytes = p_bytes * d(1 + split.col_groups),
-                          .deps = {5, 6}, .result_level = Placement::kSmem, .loop = "kv", .dtype = p.dtype});
+                          .barriers = 1, .deps = {5, 6}, .result_level = Placement::kSmem, .loop = "kv",
+                          .dtype = p.dtype});
+  prog.actions[4].barriers = 1;  // rowmax
+  prog.actions[6].barriers = 1;  // rescale: the running row sum
   prog.actions[7].deps.push_back(prog.actions.size() - 1);
 }
 

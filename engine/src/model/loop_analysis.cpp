@@ -31,6 +31,9 @@ std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx)
     item.is_load = a.op == plan::OpKind::kLoad;
     item.prefetched = item.is_load && loop.stages > 1 && !a.via_registers;
     item.latency = load_latency_s(a, ctx.hw, ctx.traffic);
+    // Warps exchanging values through SMEM wait for each other at every barrier: half a
+    // measured block reduction (two barrier phases) per phase.
+    item.sync = a.barriers * ctx.hw.block_reduce_ns * 0.5e-9;
     // A load the software pipeline does not prefetch waits, each iteration, for the loop's
     // whole round trip (issue, the memory's latency, the wait and the barrier before its
     // consumer): the profile's measured stage round trip, plus what a DRAM source adds over
@@ -89,7 +92,7 @@ double chain_makespan(const std::vector<std::size_t>& order, const std::vector<B
     for (auto j : dag.preds[k]) start = std::max(start, end[j]);
     for (std::size_t r = 0; r < kResourceCount; ++r)
       if (it.u.t[r] > 0) start = std::max(start, free[r]);
-    const double dur = it.duration + (it.is_load ? it.latency : 0);
+    const double dur = it.duration + (it.is_load ? it.latency : 0) + it.sync;
     end[k] = start + dur;
     for (std::size_t r = 0; r < kResourceCount; ++r)
       if (it.u.t[r] > 0) free[r] = start + it.u.t[r];
@@ -108,7 +111,7 @@ double critical_path(const std::vector<BodyItem>& items, const ActionDag& dag) {
     double start = 0;
     for (auto j : dag.preds[k]) start = std::max(start, f(j));
     const auto& it = items[k];
-    return finish[k] = start + (it.prefetched ? 0 : it.duration + (it.is_load ? it.latency : 0));
+    return finish[k] = start + (it.prefetched ? 0 : it.duration + (it.is_load ? it.latency : 0) + it.sync);
   };
   double cp = 0;
   for (std::size_t k = 0; k < items.size(); ++k) cp = std::max(cp, f(k));
@@ -185,21 +188,39 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
     memory_bound = std::max(memory, out.latency_floor + law.fill);
   }
 
+  // Barrier waits are latency, not work: while one resident tile's warps wait at a barrier,
+  // another's run, so the waits overlap across resident tiles even where their chains take
+  // turns (the part of the chain the barriers add is divided by all of them).
+  bool syncs = false;
+  for (const auto& it : out.items) syncs |= it.sync > 0;
+  std::vector<BodyItem> unsynced;
+  if (syncs) {
+    unsynced = out.items;
+    for (auto& it : unsynced) it.sync = 0;
+  }
+  auto per_tile_chain = [&](const std::vector<std::size_t>& order, std::vector<double>* offsets) {
+    const double all = chain_makespan(order, out.items, dag, offsets);
+    if (!syncs) return all / chain_inter;
+    const double work = chain_makespan(order, unsynced, dag, nullptr);
+    return work / chain_inter + (all - work) / inter;
+  };
+
   // Best legal order (eq. 5) by branch-and-bound on the in-order chain.
   const double fixed = std::max(other, memory_bound);
-  const double bound = std::max(fixed, critical_path(out.items, dag) / chain_inter);
+  const double bound = std::max(fixed, (syncs ? critical_path(unsynced, dag) : critical_path(out.items, dag)) / chain_inter);
   PrefixCost cost = [&](const std::vector<std::size_t>& prefix) {
-    return std::max(fixed, chain_makespan(prefix, out.items, dag, nullptr) / chain_inter);
+    return std::max(fixed, per_tile_chain(prefix, nullptr));
   };
   out.search = best_topological_order(dag, cost, {.max_orders = ctx.max_orders, .lower_bound = bound});
   out.legal_orders = count_topological_orders(dag);
   out.best_order = out.search.order;
   std::vector<double> offsets(out.items.size(), 0.0);
-  out.chain = chain_makespan(out.best_order, out.items, dag, &offsets);
+  const double chain_per_tile = per_tile_chain(out.best_order, &offsets);
+  out.chain = chain_makespan(out.best_order, out.items, dag, nullptr);
   for (std::size_t k = 0; k < out.items.size(); ++k) out.items[k].chain_offset = offsets[k];
   out.last_chain = loads_on_chain ? 0.0 : out.chain;
 
-  const double steady = std::max(fixed, out.chain / chain_inter);
+  const double steady = std::max(fixed, chain_per_tile);
   out.limited_by = steady == other ? "throughput"
                    : steady == memory_bound
                        ? (out.latency_floor > memory ? "memory latency" : "throughput")

@@ -174,7 +174,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "multicast", "via_registers", "lane_sectors", "deps", "loop",
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "multicast", "via_registers", "lane_sectors", "barriers", "deps", "loop",
                     "dtype", "mma", "result"});
   ActionText text;
   TileAction& a = text.action;
@@ -189,6 +189,7 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.multicast = r.number("multicast", 1, 16, 1.0).value_or(1);
   a.via_registers = r.boolean("via_registers", false).value_or(false);
   a.lane_sectors = r.number("lane_sectors", 0, 32, 0.0).value_or(0);
+  a.barriers = r.number("barriers", 0, 1024, 0.0).value_or(0);
   if (const json* deps = r.array("deps", false))
     text.dep_names = read_dep_names(*deps, r.field_path("deps"), errors);
   a.loop = r.string("loop", "").value_or("");
@@ -272,6 +273,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
   if (a.multicast != 1) j["multicast"] = amount_json(a.multicast);
   if (a.via_registers) j["via_registers"] = true;
   if (a.lane_sectors > 0) j["lane_sectors"] = amount_json(a.lane_sectors);
+  if (a.barriers > 0) j["barriers"] = amount_json(a.barriers);
   return j;
 }
 

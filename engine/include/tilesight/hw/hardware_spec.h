@@ -94,6 +94,9 @@ struct HardwareSpec {
   // takes at least lsu_instruction_cycles of the SM's load/store path, more when its lanes
   // touch many sectors, which the L1 serves at l1_sectors_per_clk. 0: not measured.
   double l1_sectors_per_clk = 0;
+  // A block-wide reduction through shared memory (warp shuffles, two barrier phases; 256
+  // threads): the latency of warps exchanging values. 0: not measured.
+  double block_reduce_ns = 0;
   double lsu_instruction_cycles = 0;
 
   // Where each number came from, keyed by the JSON path in the profile:

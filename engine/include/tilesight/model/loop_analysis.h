@@ -40,6 +40,7 @@ struct BodyItem {
   bool is_load = false;
   bool prefetched = false;                   // a load the software pipeline issues ahead
   double latency = 0;                        // memory latency a load waits for
+  double sync = 0;                           // barrier phases' latency on the chain
   double chain_offset = 0;                   // start within the iteration's in-order chain
 };
 

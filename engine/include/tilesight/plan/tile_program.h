@@ -96,6 +96,8 @@ struct TileAction {
   bool via_registers = false;             // loads: element-wise ld.global + st.shared through
                                           // registers (no cp.async/TMA): single-buffered, not
                                           // prefetched by the software pipeline
+  double barriers = 0;                    // block-wide barrier phases on the action's path
+                                          // (warps exchanging values through SMEM)
   double lane_sectors = 0;                // via_registers loads: 32-byte sectors one warp load
                                           // instruction touches (0: 16, a 512-byte span)
   std::vector<std::size_t> deps;          // indices of actions in the same iteration
