@@ -212,3 +212,17 @@ TEST_CASE("memory-bound templates move the bytes of the op", "[attention]") {
   REQUIRE_FALSE(r);
   CHECK_THAT(r.error_text(), Catch::Contains("params.rows"));
 }
+
+TEST_CASE("attention takes the compiler's spill count for its local traffic", "[attention]") {
+  // Triton FA 128x128 d128 on 4 warps reports 140 spill slots (attention_triton.csv): each
+  // K/V block stores and reloads them, 2 x 4 B x 140 x 128 threads = 143360 bytes.
+  auto p = tilesight::kernels::parse_attention_params(nlohmann::json::parse(
+      R"({"batch": 4, "heads": 32, "seq_q": 2048, "seq_kv": 2048, "head_dim": 128, "block_m": 128, "block_n": 128,
+          "warps": 4, "stages": 2, "registers": 255, "spills": 140})"));
+  REQUIRE(p.ok());
+  CHECK(tilesight::kernels::attention_spill_bytes_per_iteration(p.value()) == Approx(143360.0));
+  auto bad = tilesight::kernels::parse_attention_params(nlohmann::json::parse(
+      R"({"batch": 1, "heads": 1, "seq_q": 128, "seq_kv": 128, "head_dim": 64, "spills": -3})"));
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors()[0].path == "params.spills");
+}

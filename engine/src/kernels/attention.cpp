@@ -132,7 +132,7 @@ Result<AttentionParams> parse_attention_params(const nlohmann::json& params,
   if (!params.is_object()) return Error{path, "must be an object, got " + json_type_phrase(params)};
   FieldReader f{params, path, errors};
   f.reject_unknown({"batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "causal", "dtype",
-                    "variant", "mma", "block_m", "block_n", "warps", "stages", "split_kv", "registers"});
+                    "variant", "mma", "block_m", "block_n", "warps", "stages", "split_kv", "registers", "spills"});
   AttentionParams p;
   p.batch = f.integer("batch", 1, 65535, 1).value_or(0);
   p.heads = f.integer("heads", 1, 65535).value_or(0);
@@ -142,6 +142,7 @@ Result<AttentionParams> parse_attention_params(const nlohmann::json& params,
   p.head_dim = f.integer("head_dim", 8, 1 << 20).value_or(0);
   p.causal = read_flag(f, "causal", false).value_or(false);
   p.registers = f.integer("registers", 1, 255, 0).value_or(0);
+  p.spills = f.integer("spills", 0, 1 << 20, 0).value_or(0);
   if (auto d = f.string("dtype", "bf16")) {
     if (*d == "bf16" || *d == "fp16")
       p.dtype = *dtype_from_name(*d);
@@ -230,7 +231,7 @@ std::int64_t attention_registers_per_thread(const AttentionParams& p) {
 // As the gemm template's spill term: each spilled 4-byte register of every consumer thread is
 // stored and reloaded once per key block.
 double attention_spill_bytes_per_iteration(const AttentionParams& p) {
-  const std::int64_t spilled = attention_registers_needed(p) - kMaxRegisters;
+  const std::int64_t spilled = p.spills > 0 ? p.spills : attention_registers_needed(p) - kMaxRegisters;
   if (spilled <= 0) return 0;
   return 2.0 * 4.0 * static_cast<double>(spilled) * static_cast<double>(consumer_warps(p) * 32);
 }

@@ -87,8 +87,7 @@ std::string map_template_row(const std::string& kernel, const std::vector<std::s
     // Triton's spill count (n_spills, 4-byte slots per thread) says how much local memory
     // each iteration stores and reloads.
     double spills = 0;
-    if (kernel == "gemm")
-      if (auto it = named.find("n_spills"); it != named.end() && parse_number(it->second, spills) && spills >= 1 &&
+    if (auto it = named.find("n_spills"); it != named.end() && parse_number(it->second, spills) && spills >= 1 &&
                                             std::floor(spills) == spills && spills < 1e6)
         params["spills"] = static_cast<std::int64_t>(spills);
   }

@@ -38,6 +38,7 @@ struct AttentionParams {
   // Registers per thread the compiler reported (Triton's n_regs); 0: estimate them. Occupancy
   // follows them; the estimate still decides what spills.
   std::int64_t registers = 0;
+  std::int64_t spills = 0;  // the compiler's 4-byte spill slots per thread (n_spills); 0: estimate
 };
 
 // Reads `params` (path "params"): every error names its field, all of them at once. Defaults
