@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""How ptxas schedules the wgmma of the corpus kernel's K loop for 2-stage tiles with BLOCK_K 64
+and 128 (loop_variants.csv: the 128-deep ones take round trip + fill + MMA per iteration).
+For each config: ptxas -v on Triton's PTX (its warnings name serialised wgmma), and counts of
+HGMMA / WARPGROUP.DEPBAR / WARPGROUP.ARRIVE / LDGSTS / DEPBAR in the SASS.
+Usage: python3 wgmma_sass.py --out DIR"""
+import argparse, os, re, subprocess, sys
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "validation", "h200"))
+import torch  # noqa: E402
+from triton_gemm_sweep import matmul_kernel  # noqa: E402
+CFG = [(128, 128, 64, 2, 4), (128, 128, 128, 2, 4), (128, 128, 128, 3, 8), (64, 256, 128, 2, 4),
+       (128, 256, 64, 2, 8), (128, 256, 128, 2, 8), (256, 64, 128, 2, 8), (128, 64, 128, 3, 4)]
+ap = argparse.ArgumentParser(); ap.add_argument("--out", required=True); args = ap.parse_args()
+M = N = K = 2048
+a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16); b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+with open(os.path.join(args.out, "wgmma_sass.txt"), "w") as log:
+    for (bm, bn, bk, st, w) in CFG:
+        grid = ((M // bm) * (N // bn),)
+        k = matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                c.stride(0), c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=1,
+                                num_stages=st, num_warps=w)
+        name = f"{bm}x{bn}x{bk}_s{st}_w{w}"
+        ptx = os.path.join("/tmp", name + ".ptx"); open(ptx, "w").write(k.asm["ptx"])
+        r = subprocess.run(["ptxas", "-arch=sm_90a", "-v", ptx, "-o", "/tmp/" + name + ".cubin"], capture_output=True, text=True)
+        cub = "/tmp/" + name + ".bin"; open(cub, "wb").write(k.asm["cubin"])
+        sass = subprocess.run(["cuobjdump", "-sass", cub], capture_output=True, text=True).stdout
+        open(os.path.join(args.out, name + ".sass"), "w").write(sass)
+        cnt = {p: len(re.findall(p, sass)) for p in ["HGMMA", "WARPGROUP.DEPBAR", "WARPGROUP.ARRIVE", "LDGSTS", r"DEPBAR\.LE", "BAR.SYNC", "BRA"]}
+        line = f"{name} regs {k.n_regs} spills {k.n_spills} {cnt}\nptxas: {(r.stdout + r.stderr).strip()}\n"
+        print(line, flush=True); log.write(line + "\n")
