@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStackedWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -16,6 +17,7 @@
 #include "ui/format.h"
 #include "ui/json_tree.h"
 #include "ui/param_checks.h"
+#include "ui/profile_kinds.h"
 #include "ui/plan_document.h"
 #include "ui/template_form.h"
 #include "ui/template_params.h"
@@ -150,6 +152,7 @@ void ConfigPanel::setPlan(const nlohmann::json& doc) {
   const QString hw = QString::fromStdString(plan_hardware(doc_));
   if (!hw.isEmpty() && hardware_->findText(hw) < 0) hardware_->addItem(hw);  // a path
   hardware_->setCurrentIndex(hw.isEmpty() ? -1 : hardware_->findText(hw));
+  showFittingProfiles();
   const std::string kernel = doc_.is_object() ? doc_.value("kernel", std::string()) : std::string();
   if (plan_kind(doc_) == PlanKind::kOtherTemplate && TemplateForm::hasForm(kernel)) {
     kind_->setText(tr("<b>%1</b> template: edit a value and the views update")
@@ -181,6 +184,24 @@ void ConfigPanel::showEngineChoices(const report::Prediction& prediction, const 
   for (const auto& [key, value] : engine_choices(prediction))
     form_->noteEngineChoice(QString::fromStdString(key), params, plan_hardware(plan), value);
   form_->showParams(kernel, doc_.value("params", nlohmann::json::object()), plan_hardware(doc_));
+}
+
+// Only the profiles that can run the plan are offered: systems for the distributed
+// templates, single GPUs for the rest (the others stay listed, greyed, with the reason).
+void ConfigPanel::showFittingProfiles() {
+  auto* model = qobject_cast<QStandardItemModel*>(hardware_->model());
+  if (!model) return;
+  for (int i = 0; i < hardware_->count(); ++i) {
+    const std::string name = hardware_->itemText(i).toStdString();
+    const bool fits = profile_fits(doc_, name);
+    QStandardItem* item = model->item(i);
+    item->setEnabled(fits);
+    item->setToolTip(fits ? QString()
+                     : profile_kind(name) == ProfileKind::kSystem
+                         ? tr("a system of GPUs: this plan runs on one GPU")
+                         : tr("one GPU: this plan needs a system of GPUs (collectives, ag_gemm, gemm_rs, "
+                              "ulysses_attention, llm_decode)"));
+  }
 }
 
 void ConfigPanel::showGemmParams() {

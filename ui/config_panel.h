@@ -74,6 +74,7 @@ class ConfigPanel : public QWidget {
   void setParam(const QString& key, const nlohmann::json& value);
   void setHardware(const QString& name);
   void showChecks();
+  void showFittingProfiles();
 
   nlohmann::json doc_;
   QComboBox* hardware_ = nullptr;

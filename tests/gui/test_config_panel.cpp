@@ -2,6 +2,7 @@
 // value shows its error with the JSON path and keeps the last good prediction.
 #include <QComboBox>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -128,6 +129,26 @@ class ConfigPanelTest : public QObject {
     QCOMPARE(panel().fieldProblem("heads"), QString("error"));
     heads->setValue(16);
     QVERIFY(panel().problemText().isEmpty());
+  }
+
+  // The hardware box offers single GPUs for a GEMM and systems of GPUs for a collective;
+  // the others stay listed, greyed, with the reason in their tooltip.
+  void hardwareOffersOnlyProfilesThatFitThePlan() {
+    auto* box = panel().hardwareSelector();
+    auto* model = qobject_cast<QStandardItemModel*>(box->model());
+    QVERIFY(model);
+    auto enabled = [&](const char* name) {
+      const int i = box->findText(QString::fromLatin1(name));
+      return i >= 0 && model->item(i)->isEnabled();
+    };
+    QVERIFY(enabled("h200") && enabled("a100") && enabled("mi210"));
+    QVERIFY(!enabled("h200x8") && !enabled("b200x32"));
+    test::ResultWaiter waiter(session());
+    QVERIFY(window_->files().openPath(test::example_path("all_reduce_h200x8.json"), true).isEmpty());
+    QVERIFY(waiter.waitReady());
+    QVERIFY(enabled("h200x8") && enabled("b200x32") && enabled("h200x2"));
+    QVERIFY(!enabled("h200") && !enabled("a100"));
+    QVERIFY(model->item(box->findText("h200"))->toolTip().contains("needs a system of GPUs"));
   }
 
   void changingHardwareRepredicts() {
