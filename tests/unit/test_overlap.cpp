@@ -138,6 +138,12 @@ TEST_CASE("llm_decode adds its kernels and collectives into a step", "[net][serv
   CHECK(eight.serve.step_us < one.serve.step_us / 4);
   CHECK(eight.serve.tokens_per_s == Approx(16 / (eight.serve.step_us * 1e-6)));
   CHECK(eight.utilization[tilesight::index(tilesight::Resource::kNet)] > 0);
+  // The step's DRAM traffic is its kernels': at least every weight once. Per layer on one GPU
+  // q/k/v/o 8192 x (8192 + 2 x 1024 + 8192) + gate/up/down 3 x 8192 x 28672 = 855.6M params,
+  // x 80 layers + lm_head 8192 x 128256 = 69.5G params, 139 GB in bf16; tp 8 reads an eighth.
+  CHECK(one.dram_read_bytes > 139.0e9);
+  CHECK(eight.dram_read_bytes > 139.0e9 / 8);
+  CHECK(eight.dram_read_bytes < one.dram_read_bytes / 4);
   // A model that needs more GPUs than the system has is an error on params.dp.
   nlohmann::json big = {{"kernel", "llm_decode"}, {"hardware", "h200x8"},
                         {"params", {{"model", model}, {"batch", 1}, {"ctx", 16}, {"tp", 8}, {"dp", 2}}}};

@@ -40,6 +40,9 @@ void add_kernel(Step& s, const std::string& name, const report::Prediction& p, c
   s.seconds += t * times;
   for (std::size_t r = 0; r < kResourceCount; ++r) s.total.busy_us[r] += p.busy_us[r] * times;
   s.total.flops += p.flops * times;
+  s.total.dram_read_bytes += p.dram_read_bytes * times;
+  s.total.dram_write_bytes += p.dram_write_bytes * times;
+  s.total.dram_bytes += p.dram_bytes * times;
   s.per_layer.push_back({name, t * kUs});
 }
 
