@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "tilesight/kernels/attention.h"
-#include "tilesight/kernels/memory_bound.h"
 #include "tilesight/kernels/plan_input.h"
 
 using namespace tilesight;
@@ -189,28 +188,6 @@ TEST_CASE("attention takes the compiler's registers for occupancy", "[attention]
                                                   {"head_dim", 64}, {"registers", 0}});
   REQUIRE_FALSE(bad);
   CHECK_THAT(bad.error_text(), Catch::Contains("params.registers"));
-}
-
-TEST_CASE("memory-bound templates move the bytes of the op", "[attention]") {
-  auto rms = kernels::parse_memory_bound_params("rmsnorm", {{"rows", 1024}, {"cols", 4096}});
-  REQUIRE(rms);
-  const auto prog = kernels::lift_memory_bound(*rms);
-  CHECK(prog.grid.tiles() == 1024);
-  CHECK(action(prog, "load_x").bytes == 4096 * 2);
-  CHECK(action(prog, "load_w").bytes == 4096 * 2);
-  CHECK(action(prog, "store_out").bytes == 4096 * 2);
-  // Issue slots from ncu's instruction counts (memory_bound.cpp): half of the 11.76
-  // instructions per element in the reduction, plus 15 892 per row; 2 FLOP per slot.
-  CHECK(action(prog, "reduce").flops == Approx(2 * (5.88 * 4096 + 15892)));
-  CHECK(action(prog, "apply").flops == Approx(2 * 5.88 * 4096));
-  CHECK(access(prog, "W").reuse_dims == std::vector<std::string>{"row"});
-  CHECK(kernels::memory_bound_bytes(*rms) == 2.0 * 1024 * 4096 * 2 + 4096 * 2);
-  auto add = kernels::parse_memory_bound_params("add", {{"rows", 2}, {"cols", 4096}});
-  REQUIRE(add);
-  CHECK(kernels::lift_memory_bound(*add).grid.tiles() == 2 * 4);  // 1024-element chunks
-  auto r = kernels::read_plan(json{{"kernel", "softmax"}, {"params", {{"rows", 0}, {"cols", 8}}}});
-  REQUIRE_FALSE(r);
-  CHECK_THAT(r.error_text(), Catch::Contains("params.rows"));
 }
 
 TEST_CASE("attention takes the compiler's spill count for its local traffic", "[attention]") {

@@ -133,9 +133,10 @@ TEST_CASE("llm_decode adds its kernels and collectives into a step", "[net][serv
   // 2 all-reduces of batch x hidden x 2 B = 256 KiB per layer.
   CHECK(eight.network.collectives[0].bytes == Approx(16.0 * 8192 * 2));
   // The step reads every weight once: 70B params x 2 B = ~141 GB on one GPU at 4.8 TB/s is at
-  // least 29 ms; tp 8 splits the weights 8 ways but adds 160 all-reduces.
+  // least 29 ms; tp 8 splits the weights 8 ways but adds 160 all-reduces, and leaves the 160
+  // norms of 16 x 8192 whole (PyTorch's row walk, about 10 us each: norm_rows.csv).
   CHECK(one.serve.step_us > 25000);
-  CHECK(eight.serve.step_us < one.serve.step_us / 4);
+  CHECK(eight.serve.step_us < one.serve.step_us / 3.5);
   CHECK(eight.serve.tokens_per_s == Approx(16 / (eight.serve.step_us * 1e-6)));
   CHECK(eight.utilization[tilesight::index(tilesight::Resource::kNet)] > 0);
   // The step's DRAM traffic is its kernels': at least every weight once. Per layer on one GPU

@@ -92,6 +92,44 @@ TileAction load(const char* name, const char* tensor, double bytes, DType t) {
           .dtype = t};
 }
 
+// The norm kernels' row walk (PyTorch's vectorized_layer_norm_kernel, 128 threads): each
+// thread loads 4 elements at a time and walks its row in a plain loop, first to reduce, then,
+// after the block-wide combine, to normalise (X again and the weight chunk). Nothing prefetches
+// the next vector, so every step waits a memory latency: norm_rows.csv (rows 1 and 132, cols
+// 1024-24576, none in the corpus) climbs 0.75-0.77 us per 512 columns after do_bench's flush
+// (a DRAM latency for X, one for the weights) and 0.35 us warm (two L2 latencies).
+constexpr std::int64_t kNormThreads = 128, kNormVector = 4;
+bool row_walk(const MemoryBoundParams& p) {
+  return p.kernel == "rmsnorm" || p.kernel == "layernorm";
+}
+std::int64_t walk_steps(const MemoryBoundParams& p) {
+  return ceil_div(p.cols, kNormThreads * kNormVector);
+}
+
+void lift_row_walk(const MemoryBoundParams& p, TileProgram& prog) {
+  const std::int64_t steps = walk_steps(p);
+  const double n = d(p.cols) / d(steps), b = dtype_bytes(p.dtype);  // elements per step
+  const OpCosts c = op_costs(p);
+  prog.loops.push_back({.name = "walk", .trip_count = steps, .register_loads = true});
+  auto& a = prog.actions;
+  a.push_back(load("load_x", "X", n * b, p.dtype));  // 0
+  a.back().loop = "walk";
+  a.push_back({.name = "reduce", .op = OpKind::kReduce, .flops = kFlopsPerInstruction * c.reduce * n,
+               .deps = {0}, .loop = "walk", .dtype = DType::kFP32});  // 1
+  // The second pass's loads wait for the first pass (through the block combine); its re-read of
+  // X hits the L1/L2 beside the weight chunk, whose latency it shares.
+  a.push_back(load("load_w", "W", d(weight_vectors(p)) * n * b, p.dtype));  // 2
+  a.back().deps = {1};
+  a.back().loop = "walk";
+  a.push_back({.name = "apply", .op = OpKind::kFused, .flops = kFlopsPerInstruction * c.apply * n,
+               .deps = {1, 2}, .loop = "walk", .dtype = DType::kFP32});  // 3
+  a.push_back({.name = "store_out", .op = OpKind::kStore, .operands = {"Out"}, .bytes = n * b,
+               .deps = {3}, .result_level = Placement::kDdr, .loop = "walk", .dtype = p.dtype});  // 4
+  // The block-wide combine of the row's partial sums and the one rsqrt, once per row.
+  a.push_back({.name = "combine", .op = OpKind::kReduce, .flops = kFlopsPerInstruction * c.per_row,
+               .sfu_ops = 1.0, .deps = {1}, .dtype = DType::kFP32});
+}
+
 void lift_actions(const MemoryBoundParams& p, TileProgram& prog) {
   const double n = d(tile_cols(p)), b = dtype_bytes(p.dtype);
   const OpCosts c = op_costs(p);
@@ -201,7 +239,9 @@ plan::TileProgram lift_memory_bound(const MemoryBoundParams& p) {
   prog.grid.dims = {{"row", p.rows}};
   if (elementwise(p)) prog.grid.dims.push_back({"chunk", ceil_div(p.cols, kChunk)});
   lift_tensors(p, prog);
-  if (p.fused)
+  if (row_walk(p))
+    lift_row_walk(p, prog);
+  else if (p.fused)
     lift_actions(p, prog);
   else
     lift_unfused_silu_mul(p, prog);

@@ -40,7 +40,8 @@ std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx)
     // an L2 hit. hw_profiles/calibrate/h200/loop_variants.csv: an operand staged through
     // registers costs 0.90 us per iteration of a 128x64x32 tile (0.40 aligned), alone or two
     // CTAs per SM, where the 207 ns L2 latency left 0.44 us.
-    if (item.is_load && !item.prefetched && ctx.hw.pipeline_round_trip_ns > 0)
+    // A loop of plain register loads (Loop::register_loads) has no such stage: the latency alone.
+    if (item.is_load && !item.prefetched && !loop.register_loads && ctx.hw.pipeline_round_trip_ns > 0)
       item.latency = ctx.hw.pipeline_round_trip_ns * 1e-9 + std::max(0.0, item.latency - ctx.hw.l2.latency_ns * 1e-9);
     items.push_back(std::move(item));
   }

@@ -132,13 +132,15 @@ TensorAccess parse_access(const json& obj, const std::string& path, Errors& erro
 
 Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "trip_count", "stages", "parent", "trips_along", "overlap_resident"});
+  r.reject_unknown({"name", "trip_count", "stages", "parent", "trips_along", "overlap_resident",
+                    "register_loads"});
   Loop l;
   l.name = r.string("name").value_or("");
   l.trip_count = r.integer("trip_count", 1, kMaxExtent).value_or(1);
   l.stages = r.integer("stages", 1, kMaxStages, 1).value_or(1);
   l.parent = r.string("parent", "").value_or("");
   l.overlap_resident = r.boolean("overlap_resident", true).value_or(true);
+  l.register_loads = r.boolean("register_loads", false).value_or(false);
   if (const json* along = r.object("trips_along", false)) {
     FieldReader t{*along, r.field_path("trips_along"), errors};
     t.reject_unknown({"dim", "trips"});
@@ -348,6 +350,7 @@ json to_json(const TileProgram& p) {
     if (!l.parent.empty()) jl["parent"] = l.parent;
     if (!l.trips.empty()) jl["trips_along"] = {{"dim", l.trips_dim}, {"trips", l.trips}};
     if (!l.overlap_resident) jl["overlap_resident"] = false;
+    if (l.register_loads) jl["register_loads"] = true;
     j["loops"].push_back(jl);
   }
   j["actions"] = json::array();

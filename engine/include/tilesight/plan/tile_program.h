@@ -124,6 +124,12 @@ struct Loop {
   // specialisation (FA3 §3.1: their softmax and GEMMs run sequentially), so an SM's iteration
   // costs the whole chain, not chain / resident.
   bool overlap_resident = true;
+  // Whether the body's loads go straight to registers (plain ld.global, no cp.async stage, no
+  // barrier), as in PyTorch's row kernels: a load nothing prefetches then waits its memory
+  // latency alone, not the software pipeline's stage round trip (pipeline_round_trip_ns).
+  // hw_profiles/calibrate/h200/norm_rows.csv: F.rms_norm's loop costs about one DRAM latency
+  // per vector load after do_bench's flush and one L2 latency warm.
+  bool register_loads = false;
 };
 
 // How blocks map to tiles. A persistent kernel launches one block per resident slot and each

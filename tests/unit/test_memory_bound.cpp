@@ -1,0 +1,97 @@
+// Memory-bound templates (issue 6): rmsnorm, layernorm, softmax, silu_mul, add.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tilesight/hw/profile_loader.h"
+#include "tilesight/kernels/memory_bound.h"
+#include "tilesight/kernels/plan_input.h"
+#include "tilesight/model/evaluate.h"
+#include "tilesight/plan/plan_json.h"
+
+using namespace tilesight;
+using nlohmann::json;
+
+namespace {
+
+const plan::TileAction& action(const plan::TileProgram& p, const std::string& name) {
+  for (const auto& a : p.actions)
+    if (a.name == name) return a;
+  FAIL("no action " << name);
+  return p.actions.front();
+}
+
+kernels::MemoryBoundParams params(const std::string& kernel, std::int64_t rows, std::int64_t cols) {
+  auto p = kernels::parse_memory_bound_params(kernel, {{"rows", rows}, {"cols", cols}});
+  REQUIRE(p);
+  return *p;
+}
+
+double kernel_us(const plan::TileProgram& prog, const hw::HardwareSpec& hw) {
+  const auto pred = model::evaluate(prog, hw);
+  REQUIRE(pred.ok());
+  return pred->latency_us - pred->launch_overhead_us;
+}
+
+}  // namespace
+
+TEST_CASE("memory-bound templates move the bytes of the op", "[memory_bound]") {
+  const auto rms = params("rmsnorm", 1024, 4096);
+  const auto prog = kernels::lift_memory_bound(rms);
+  CHECK(prog.grid.tiles() == 1024);
+  // The row walk: 128 threads x 4 elements per step, 4096 / 512 = 8 steps of 1 KiB each.
+  REQUIRE(prog.loops.size() == 1);
+  CHECK(prog.loops[0].trip_count == 8);
+  CHECK(prog.loops[0].register_loads);
+  CHECK(action(prog, "load_x").bytes == 512 * 2);
+  CHECK(action(prog, "load_w").bytes == 512 * 2);
+  CHECK(action(prog, "store_out").bytes == 512 * 2);
+  // Issue slots from ncu's instruction counts (memory_bound.cpp): half of the 11.76
+  // instructions per element in the reduction, half in the apply, 15 892 per row in the
+  // block combine; 2 FLOP per slot.
+  CHECK(action(prog, "reduce").flops == Approx(2 * 5.88 * 512));
+  CHECK(action(prog, "apply").flops == Approx(2 * 5.88 * 512));
+  CHECK(action(prog, "combine").flops == Approx(2 * 15892.0));
+  CHECK(action(prog, "combine").loop.empty());
+  CHECK(kernels::memory_bound_bytes(rms) == 2.0 * 1024 * 4096 * 2 + 4096 * 2);
+  // The second pass waits for the first: the weight load follows the reduction.
+  CHECK(action(prog, "load_w").deps == std::vector<std::size_t>{1});
+  const auto ln = kernels::lift_memory_bound(params("layernorm", 2, 8192));
+  CHECK(ln.loops[0].trip_count == 16);
+  CHECK(action(ln, "load_w").bytes == 2 * 512 * 2);  // weight and bias chunks
+  const auto add = kernels::lift_memory_bound(params("add", 2, 4096));
+  CHECK(add.grid.tiles() == 2 * 4);  // 1024-element chunks
+  CHECK(add.loops.empty());
+  auto r = kernels::read_plan(json{{"kernel", "softmax"}, {"params", {{"rows", 0}, {"cols", 8}}}});
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error_text(), Catch::Contains("params.rows"));
+}
+
+TEST_CASE("a norm's row walk waits a memory latency per load step", "[memory_bound][model]") {
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  // One row of 24 576: 48 steps, each a DRAM latency for X and one for the weight chunk (the L2
+  // holds neither after do_bench's flush): 48 x 2 x 400 ns = 38.4 us, plus per step the issue
+  // of 2 x 5.88 x 512 instructions and three 1 KiB transfers through one SM's L2 path (65.9
+  // GB/s: 3 x 15.5 ns): under 100 ns. hw_profiles/calibrate/h200/norm_rows.csv measured
+  // 38.62 us for this kernel after the flush (a shape outside the corpus).
+  const auto prog = kernels::lift_memory_bound(params("rmsnorm", 1, 24576));
+  const double us = kernel_us(prog, *hw);
+  const double latencies_us = 48 * 2 * hw->dram_latency_ns * 1e-3;
+  CHECK(us > latencies_us);
+  CHECK(us < latencies_us + 48 * 0.1);
+  CHECK(us == Approx(38.62).epsilon(0.1));
+  // Without register_loads the same loop would wait the cp.async stage round trip (654 ns)
+  // per step instead of the load's latency.
+  auto staged = prog;
+  staged.loops[0].register_loads = false;
+  CHECK(kernel_us(staged, *hw) > 1.3 * us);
+}
+
+TEST_CASE("plan JSON keeps a loop's register_loads", "[memory_bound][plan_json]") {
+  const auto prog = kernels::lift_memory_bound(params("layernorm", 4, 1024));
+  const json j = plan::to_json(prog);
+  CHECK(j["loops"][0]["register_loads"] == true);
+  auto back = plan::parse_tile_program(j);
+  REQUIRE(back);
+  CHECK(back->loops[0].register_loads);
+}
