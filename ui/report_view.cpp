@@ -75,7 +75,10 @@ QString summary_html(const report::Prediction& p) {
   if (p.flops > 0)
     s += row(QObject::tr("Throughput"),
              QObject::tr("%1 TFLOP/s").arg(p.achieved_flops_per_s / 1e12, 0, 'f', 1));
-  if (has_cache_figures(p))
+  // A decode step sums its kernels' DRAM traffic but has no one L2 hit rate.
+  if (p.serve.step_us > 0 && p.dram_bytes > 0)
+    s += row(QObject::tr("DRAM"), QObject::tr("%1 (the step's kernels)").arg(format_bytes(p.dram_bytes)));
+  else if (has_cache_figures(p))
     s += row(QObject::tr("Cache"), QObject::tr("L2 hit rate %1 (%2), DRAM %3")
                                        .arg(format_percent(p.l2_hit_rate), html(p.cache_model),
                                             format_bytes(p.dram_bytes)));

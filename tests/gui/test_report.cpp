@@ -66,6 +66,9 @@ class ReportTest : public QObject {
       QVERIFY2(text.contains(format_time_us(us)), op.c_str());
     }
     QVERIFY2(!text.contains("L2 hit rate"), qPrintable(text));  // no one cache figure
+    // ...but the DRAM traffic of its kernels, summed (every weight at least once).
+    QVERIFY(p.dram_bytes > 0);
+    QVERIFY2(text.contains(format_bytes(p.dram_bytes)), qPrintable(text));
   }
 
   // The headline names the buffer as the config panel's bytes field does: "256 MiB".
