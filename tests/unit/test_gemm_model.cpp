@@ -392,6 +392,13 @@ TEST_CASE("an operand whose rows are not provably 16-byte aligned loads through 
   measured.l1_sectors_per_clk = 3.48, measured.lsu_instruction_cycles = 3.18;
   CHECK(model::resource_vector(prog.actions[1], measured, rates, none)[Resource::kSmem] ==
         Approx(356.55e-9).epsilon(1e-4));
+  // Its 32 lanes read 32 rows, 32 cache lines; with the line rate measured (l1_rows.cu: 32
+  // lines in 15.5 cycles, 2.06 per clock) that binds: 32 / 2.06 = 15.534 + 1 = 16.534 cycles
+  // x 64 x 128 B = 135,448 B at 234.24 GB/s = 578.24 ns.
+  CHECK(prog.actions[1].lane_lines == 32);
+  measured.l1_lines_per_clk = 2.06;
+  CHECK(model::resource_vector(prog.actions[1], measured, rates, none)[Resource::kSmem] ==
+        Approx(578.24e-9).epsilon(1e-4));
   // Stored contiguous along K (A row-major with K = 3001), 2.45 sectors: the 3.18-cycle floor
   // binds: 128 x 32 = 4096 elements, 128 instructions x 4.18 cycles x 128 B = 68,485 B.
   auto odd_k = p;
@@ -399,6 +406,7 @@ TEST_CASE("an operand whose rows are not provably 16-byte aligned loads through 
   const auto prog_k = kernels::lift_gemm(odd_k);
   REQUIRE(prog_k.actions[0].via_registers);
   CHECK(prog_k.actions[0].lane_sectors == Approx(2.45));
+  CHECK(prog_k.actions[0].lane_lines == Approx(1.5));  // 1.5 / 2.06 < 3.18: the floor still binds
   CHECK(model::resource_vector(prog_k.actions[0], measured, rates, none)[Resource::kSmem] ==
         Approx(68485.12 / 234.24e9).epsilon(1e-4));
   // cuBLAS's TMA kernels need only 16-byte aligned rows: 5000 x 2 B = 10,000 B is.

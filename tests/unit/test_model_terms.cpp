@@ -1,6 +1,7 @@
 // Model terms that no template owns: the write-back of the dirty L2 lines the timing
-// protocol's flush leaves (DRAM lane), and barrier phases on a loop's in-order chain. Hand
-// calculations on specs built here.
+// protocol's flush leaves (DRAM lane), barrier phases and spill reloads on a loop's in-order
+// chain, and the DRAM queueing of a software pipeline's round trip. Hand calculations on
+// specs built here.
 #include <catch2/catch.hpp>
 
 #include "tilesight/cache/cache_model.h"
@@ -59,4 +60,54 @@ TEST_CASE("barrier phases add half a block reduction each to the chain, shared b
   hw.block_reduce_ns = 0;  // not measured: no barrier cost
   const auto none = model::analyze_loop(prog.loops[0], 1, ctx);
   CHECK(none.envelope.steady == Approx(100e-9).epsilon(1e-6));
+}
+
+TEST_CASE("spill reloads wait one L2 round trip each on the loop's chain", "[model]") {
+  // A 100 ns CUDA-core action that reloads 10 spilled registers one after another, L2 latency
+  // 200 ns: 100 + 10 x 200 = 2100 ns per iteration; none reloaded, 100 ns.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.cuda_fp32_flops_per_s = 67e12;
+  hw.l2.latency_ns = 200;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.loops = {{"k", 10, 1, ""}};
+  prog.actions = {{.name = "fma", .op = plan::OpKind::kMmaCuda, .flops = 100e-9 * rates.cuda_flops,
+                   .local_reloads = 10, .loop = "k", .dtype = DType::kFP32}};
+  const cache::CacheTraffic traffic;
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates};
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(2100e-9).epsilon(1e-6));
+  prog.actions[0].local_reloads = 0;
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(100e-9).epsilon(1e-6));
+}
+
+TEST_CASE("DRAM traffic lengthens a software pipeline's round trip by its queueing", "[model][dram]") {
+  // A 3-stage loop (2 stages in flight) whose one load moves 8192 B, all from DRAM. Profile:
+  // round trip 600 ns, fill 200 GB/s (8192 B: 40.96 ns), DRAM 132 x 40 GB/s so the SM's share
+  // moves the load in 204.8 ns. Without queueing: T = 600 / 2 + 40.96 = 340.96 ns. With
+  // dram_queue_ns = 300 the round trip grows by 300 x rho, rho = 204.8 / T:
+  // T^2 - 340.96 T - 300 x 204.8 / 2 = 0, T = (340.96 + sqrt(340.96^2 + 4 x 30720)) / 2 = 414.99 ns.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.dram_bandwidth = 132 * 40e9;
+  hw.l2.bandwidth = 132 * 1e12;
+  hw.l2.latency_ns = 200;
+  hw.dram_latency_ns = 400;
+  hw.pipeline_round_trip_ns = 600;
+  hw.smem_fill_bandwidth_per_sm = 200e9;
+  hw.smem_bandwidth_per_sm = 1e15;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.tensors = {{"A", {1 << 20}, DType::kBF16}};
+  prog.loops = {{"k", 100, 3, ""}};
+  prog.actions = {{.name = "load", .op = plan::OpKind::kLoad, .operands = {"A"}, .bytes = 8192,
+                   .result_level = plan::Placement::kSmem, .loop = "k"}};
+  cache::CacheTraffic traffic;
+  traffic.accesses = {{.tensor = "A", .requested_bytes = 8192, .dram_bytes = 8192}};
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates};
+  REQUIRE(traffic.dram_fraction("A") == Approx(1.0));
+  // Not measured: the pointer-chase difference (400 - 200 ns) joins the round trip instead.
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(400e-9 + 40.96e-9).epsilon(1e-4));
+  hw.dram_queue_ns = 300;
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(414.99e-9).epsilon(1e-4));
 }

@@ -49,7 +49,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 17> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 19> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -62,8 +62,10 @@ constexpr std::array<Field<HardwareSpec>, 17> kTopFields{{
     {"launch_overhead_us", &HardwareSpec::launch_overhead_us, kNonNegative},
     {"dependent_launch_us", &HardwareSpec::dependent_launch_us, kOptionalNonNegative},
     {"pipeline_round_trip_ns", &HardwareSpec::pipeline_round_trip_ns, kOptionalNonNegative},
+    {"dram_queue_ns", &HardwareSpec::dram_queue_ns, kOptionalNonNegative},
     {"smem_fill_bandwidth_per_sm", &HardwareSpec::smem_fill_bandwidth_per_sm, kOptionalNonNegative},
     {"l1_sectors_per_clk", &HardwareSpec::l1_sectors_per_clk, kOptionalNonNegative},
+    {"l1_lines_per_clk", &HardwareSpec::l1_lines_per_clk, kOptionalNonNegative},
     {"dirty_l2_bytes", &HardwareSpec::dirty_l2_bytes, kOptionalNonNegative},
     {"block_reduce_ns", &HardwareSpec::block_reduce_ns, kOptionalNonNegative},
     {"lsu_instruction_cycles", &HardwareSpec::lsu_instruction_cycles, kOptionalNonNegative},
@@ -367,8 +369,10 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "launch_overhead_us",
                        "dependent_launch_us",
                        "pipeline_round_trip_ns",
+                       "dram_queue_ns",
                        "smem_fill_bandwidth_per_sm",
                        "l1_sectors_per_clk",
+                       "l1_lines_per_clk",
                        "dirty_l2_bytes",
                        "block_reduce_ns",
                        "lsu_instruction_cycles"});

@@ -43,6 +43,9 @@ std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx)
     // A loop of plain register loads (Loop::register_loads) has no such stage: the latency alone.
     if (item.is_load && !item.prefetched && !loop.register_loads && ctx.hw.pipeline_round_trip_ns > 0)
       item.latency = ctx.hw.pipeline_round_trip_ns * 1e-9 + std::max(0.0, item.latency - ctx.hw.l2.latency_ns * 1e-9);
+    // Spilled values reloaded one after another each wait an L2 round trip (local memory
+    // misses L1 in these loops: ncu hit rates 0-6%, tests/validation/h200/ncu_spills_facts.csv).
+    item.latency += a.local_reloads * ctx.hw.l2.latency_ns * 1e-9;
     items.push_back(std::move(item));
   }
   // A nested loop is one composite item: its busy time as the resource vector, its envelope
@@ -93,7 +96,7 @@ double chain_makespan(const std::vector<std::size_t>& order, const std::vector<B
     for (auto j : dag.preds[k]) start = std::max(start, end[j]);
     for (std::size_t r = 0; r < kResourceCount; ++r)
       if (it.u.t[r] > 0) start = std::max(start, free[r]);
-    const double dur = it.duration + (it.is_load ? it.latency : 0) + it.sync;
+    const double dur = it.duration + it.latency + it.sync;
     end[k] = start + dur;
     for (std::size_t r = 0; r < kResourceCount; ++r)
       if (it.u.t[r] > 0) free[r] = start + it.u.t[r];
@@ -112,7 +115,7 @@ double critical_path(const std::vector<BodyItem>& items, const ActionDag& dag) {
     double start = 0;
     for (auto j : dag.preds[k]) start = std::max(start, f(j));
     const auto& it = items[k];
-    return finish[k] = start + (it.prefetched ? 0 : it.duration + (it.is_load ? it.latency : 0) + it.sync);
+    return finish[k] = start + (it.prefetched ? 0 : it.duration + it.latency + it.sync);
   };
   double cp = 0;
   for (std::size_t k = 0; k < items.size(); ++k) cp = std::max(cp, f(k));
@@ -126,6 +129,7 @@ double critical_path(const std::vector<BodyItem>& items, const ActionDag& dag) {
 struct PipelineLaw {
   double round_trip = 0;  // s
   double fill = 0;        // s per iteration of one tile
+  double dram = 0;        // s of the SM's DRAM share per iteration of one tile
 };
 PipelineLaw pipeline_law(const plan::Loop& loop, const std::vector<BodyItem>& items, const LoopContext& ctx) {
   const auto& hw = ctx.hw;
@@ -140,7 +144,13 @@ PipelineLaw pipeline_law(const plan::Loop& loop, const std::vector<BodyItem>& it
     for (auto a : it.action_indices) bytes += ctx.program.actions[a].bytes;
   }
   if (!prefetched) return {};
-  law.round_trip = hw.pipeline_round_trip_ns * 1e-9 + std::max(0.0, latency - hw.l2.latency_ns * 1e-9);
+  law.round_trip = hw.pipeline_round_trip_ns * 1e-9;
+  if (hw.dram_queue_ns > 0) {
+    for (const auto& it : items)
+      if (it.is_load) law.dram += it.u[Resource::kDram];
+  } else {
+    law.round_trip += std::max(0.0, latency - hw.l2.latency_ns * 1e-9);
+  }
   law.fill = bytes / hw.smem_fill_bandwidth_per_sm;
   return law;
 }
@@ -186,6 +196,14 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   double memory_bound = std::hypot(memory, out.latency_floor);
   if (const PipelineLaw law = pipeline_law(loop, out.items, ctx); law.round_trip > 0) {
     out.latency_floor = law.round_trip / in_flight;
+    // DRAM traffic lengthens the round trip by dram_queue_ns x the share of the SM's DRAM
+    // bandwidth the loop keeps busy, rho = dram / T, where T = (round_trip + q rho) / in_flight
+    // + fill is the iteration time itself: T^2 - c T - q dram / in_flight = 0.
+    if (ctx.hw.dram_queue_ns > 0 && law.dram > 0) {
+      const double c = out.latency_floor + law.fill;
+      const double q = ctx.hw.dram_queue_ns * 1e-9;
+      out.latency_floor = 0.5 * (c + std::sqrt(c * c + 4.0 * q * law.dram / in_flight)) - law.fill;
+    }
     memory_bound = std::max(memory, out.latency_floor + law.fill);
   }
 

@@ -176,7 +176,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "multicast", "via_registers", "lane_sectors", "barriers", "deps", "loop",
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "multicast", "via_registers", "lane_sectors", "lane_lines", "barriers", "deps", "loop",
                     "dtype", "mma", "result"});
   ActionText text;
   TileAction& a = text.action;
@@ -188,9 +188,11 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.bytes = r.number("bytes", 0, kMaxAmount, 0.0).value_or(0);
   a.sfu_ops = r.number("sfu_ops", 0, kMaxAmount, 0.0).value_or(0);
   a.local_bytes = r.number("local_bytes", 0, kMaxAmount, 0.0).value_or(0);
+  a.local_reloads = r.number("local_reloads", 0, 65536, 0.0).value_or(0);
   a.multicast = r.number("multicast", 1, 16, 1.0).value_or(1);
   a.via_registers = r.boolean("via_registers", false).value_or(false);
   a.lane_sectors = r.number("lane_sectors", 0, 32, 0.0).value_or(0);
+  a.lane_lines = r.number("lane_lines", 0, 32, 0.0).value_or(0);
   a.barriers = r.number("barriers", 0, 1024, 0.0).value_or(0);
   if (const json* deps = r.array("deps", false))
     text.dep_names = read_dep_names(*deps, r.field_path("deps"), errors);
@@ -272,9 +274,11 @@ json action_json(const TileProgram& p, const TileAction& a) {
             {"result", placement_name(a.result_level)}};
   if (!a.loop.empty()) j["loop"] = a.loop;
   if (a.local_bytes > 0) j["local_bytes"] = amount_json(a.local_bytes);
+  if (a.local_reloads > 0) j["local_reloads"] = amount_json(a.local_reloads);
   if (a.multicast != 1) j["multicast"] = amount_json(a.multicast);
   if (a.via_registers) j["via_registers"] = true;
   if (a.lane_sectors > 0) j["lane_sectors"] = amount_json(a.lane_sectors);
+  if (a.lane_lines > 0) j["lane_lines"] = amount_json(a.lane_lines);
   if (a.barriers > 0) j["barriers"] = amount_json(a.barriers);
   return j;
 }

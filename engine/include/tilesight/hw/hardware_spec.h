@@ -89,11 +89,19 @@ struct HardwareSpec {
   // loaded bytes at the SM's fill rate. 0: the profile has not measured it (the loop model
   // then uses the pointer-chase latency and the L2 lane alone).
   double pipeline_round_trip_ns = 0;      // issue-to-use of a stage whose data is in L2
+  // What DRAM traffic adds to that round trip: dram_queue_ns per unit of the DRAM bandwidth
+  // share the SM's loop keeps busy (hw_profiles/calibrate/pipeline_active.py: loops that
+  // stream an operand from DRAM on 8 to 132 SMs). 0: not measured (the round trip then adds
+  // the pointer-chase difference of DRAM and L2 latency for a DRAM-sourced load).
+  double dram_queue_ns = 0;
   double smem_fill_bandwidth_per_sm = 0;  // bytes/s async copies move into one SM
   // Element-wise register loads (hw_profiles/calibrate/l1_sectors.cu): a warp load instruction
   // takes at least lsu_instruction_cycles of the SM's load/store path, more when its lanes
   // touch many sectors, which the L1 serves at l1_sectors_per_clk. 0: not measured.
   double l1_sectors_per_clk = 0;
+  // ... and at least lanes' cache lines / l1_lines_per_clk (hw_profiles/calibrate/l1_rows.cu:
+  // a warp whose 32 lanes read 32 rows). 0: not measured.
+  double l1_lines_per_clk = 0;
   // A block-wide reduction through shared memory (warp shuffles, two barrier phases; 256
   // threads): the latency of warps exchanging values. 0: not measured.
   double block_reduce_ns = 0;

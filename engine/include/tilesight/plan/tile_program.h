@@ -91,6 +91,8 @@ struct TileAction {
   double sfu_ops = 0;                     // transcendental ops (exp), per execution
   double local_bytes = 0;                 // register spills: local-memory bytes stored and
                                           // reloaded per execution (served by L1/L2)
+  double local_reloads = 0;               // of those, 4-byte reloads per thread that wait in
+                                          // turn for L2 (one round trip each) on the loop's chain
   double multicast = 1;                   // loads: CTAs of a cluster sharing one TMA multicast
                                           // (L2/DRAM carry bytes / multicast; SMEM all of them)
   bool via_registers = false;             // loads: element-wise ld.global + st.shared through
@@ -100,6 +102,7 @@ struct TileAction {
                                           // (warps exchanging values through SMEM)
   double lane_sectors = 0;                // via_registers loads: 32-byte sectors one warp load
                                           // instruction touches (0: 16, a 512-byte span)
+  double lane_lines = 0;                  // ... and the 128-byte cache lines they lie in
   std::vector<std::size_t> deps;          // indices of actions in the same iteration
   Placement result_level = Placement::kRegister;  // scratchpad level of the result
   std::string loop;                       // innermost loop it runs in; "" = tile body
