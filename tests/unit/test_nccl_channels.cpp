@@ -154,3 +154,41 @@ TEST_CASE("h200x2 reads NCCL's measured channels with their source", "[net]") {
   REQUIRE(x8.ok());
   CHECK_FALSE(x8->network.channels().measured());
 }
+
+TEST_CASE("sized channel rates: each size's curve, log-size interpolation between sizes", "[net]") {
+  json t = table();
+  // 1 MiB: 16 channels send 160 GB/s (f = 0.5 of the lone 20); 4 MiB: 320 (f = 1, no loss).
+  t["send_gbps_by_bytes"] = json::parse(R"({"all_gather": {"Simple": [
+      {"bytes": 1048576, "gbps": [[1, 20], [16, 160]]}, {"bytes": 4194304, "gbps": [[1, 20], [16, 320]]}]}})");
+  const NcclChannels ch = parsed(two_gpus(t)).network.channels();
+  const auto rate = [&](std::int64_t k, double bytes) { return *ch.send_rate(Collective::kAllGather, Protocol::kSimple, k, bytes); };
+  CHECK(rate(16, 1 << 20) == Approx(160e9));   // measured points
+  CHECK(rate(16, 4 << 20) == Approx(320e9));
+  CHECK(rate(16, 2 << 20) == Approx(240e9));   // half-way in log(bytes)
+  CHECK(rate(16, 64 << 10) == Approx(160e9));  // clamped at the ends
+  CHECK(rate(16, 1 << 30) == Approx(320e9));
+  // 8 channels at 1 MiB: X = 160 (1 - 0.5 (X - 20) / 140)  ->  X (1 + 80/140) = 160 + 1600/140.
+  CHECK(rate(8, 1 << 20) == Approx((160.0 + 1600.0 / 140) / (1 + 80.0 / 140) * 1e9));
+  CHECK(rate(8, 4 << 20) == Approx(160e9));
+  // Without a size, and for protocols without sized rows, the unsized points as before.
+  CHECK(*ch.send_rate(Collective::kAllGather, Protocol::kSimple, 16) == Approx(240e9));
+  CHECK(*ch.send_rate(Collective::kAllGather, Protocol::kLL, 24, 1 << 20) == Approx(96.0 * 900 / 976 * 1e9));
+  // A collective costs its stage at the size's rate: 2 MiB all_gather, 24 channels.
+  auto c = tune_collective(parsed(two_gpus(t)).network, pair(Collective::kAllGather, 2 << 20), {.protocol = Protocol::kSimple});
+  REQUIRE(c.ok());
+  CHECK(c->send_rate == Approx(rate(24, 2 << 20)));
+}
+
+TEST_CASE("bad sized channel rates name their JSON path", "[net]") {
+  json t = table();
+  t["send_gbps_by_bytes"] = json::parse(R"({"all_gather": {"Simple": [
+      {"bytes": 4194304, "gbps": [[1, 20]]}, {"bytes": 1048576, "gbps": [[1, 20]]}, {"bytes": 8388608}]},
+      "all_reduse": {"Simple": []}, "reduce_scatter": {"Simple": []}})");
+  auto bad = parse_system(two_gpus(t));
+  REQUIRE_FALSE(bad.ok());
+  const std::string text = bad.error_text();
+  CHECK(text.find("nccl_channels.send_gbps_by_bytes.all_gather.Simple[1].bytes") != std::string::npos);
+  CHECK(text.find("nccl_channels.send_gbps_by_bytes.all_gather.Simple[2].gbps") != std::string::npos);
+  CHECK(text.find("nccl_channels.send_gbps_by_bytes.all_reduse") != std::string::npos);
+  CHECK(text.find("nccl_channels.send_gbps_by_bytes.reduce_scatter.Simple") != std::string::npos);
+}

@@ -62,7 +62,7 @@ CollectiveCost collective_cost(const NetworkHierarchy& net, const CollectiveAlgo
   c.total_s = c.base_s;
   if (const NcclChannels& ch = net.channels(); ch.measured()) {
     c.channels = ch.channels(request.collective, protocol, request.bytes);
-    c.send_rate = ch.send_rate(request.collective, protocol, c.channels).value_or(0);
+    c.send_rate = ch.send_rate(request.collective, protocol, c.channels, request.bytes).value_or(0);
   }
   for (const Stage& s : algorithm.stages(request)) {
     StageTiming st;

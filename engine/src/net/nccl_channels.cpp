@@ -67,6 +67,38 @@ std::vector<ChannelRate> read_points(const nlohmann::json& arr, const std::strin
   return pts;
 }
 
+// The "send_gbps_by_bytes" list of one collective and protocol: sizes rising, each with its
+// [channels, GB/s] points.
+std::vector<SizedRates> read_sized(const nlohmann::json& arr, const std::string& path, Errors& errors) {
+  std::vector<SizedRates> out;
+  if (!arr.is_array() || arr.empty()) {
+    errors.push_back({path, "must be a non-empty list of {\"bytes\", \"gbps\"} objects, got " +
+                                json_type_phrase(arr)});
+    return out;
+  }
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string p = path + "[" + std::to_string(i) + "]";
+    if (!expect_object(arr[i], p, errors)) continue;
+    FieldReader r{arr[i], p, errors};
+    r.reject_unknown({"bytes", "gbps"});
+    const auto bytes = r.number("bytes", 1, 1e15);
+    if (!r.present("gbps", true)) continue;
+    auto points = read_points(arr[i].at("gbps"), r.field_path("gbps"), errors);
+    if (!bytes || points.empty()) continue;
+    if (!out.empty() && *bytes <= out.back().bytes) {
+      errors.push_back({r.field_path("bytes"), "sizes must rise from entry to entry"});
+      continue;
+    }
+    out.push_back({*bytes, std::move(points)});
+  }
+  return out;
+}
+
+// k channels' rate at one measured size: that size's points, its first point the lone rate.
+double sized_rate(const SizedRates& s, double k) {
+  return aggregate_rate(s.points, s.points.front().bytes_per_s / s.points.front().channels, k);
+}
+
 }  // namespace
 
 std::int64_t NcclChannels::channels(Collective c, Protocol p, double bytes) const {
@@ -77,7 +109,17 @@ std::int64_t NcclChannels::channels(Collective c, Protocol p, double bytes) cons
   return static_cast<std::int64_t>(std::clamp(k, 1.0, static_cast<double>(std::max<std::int64_t>(ring, 1))));
 }
 
-std::optional<double> NcclChannels::send_rate(Collective c, Protocol p, std::int64_t k) const {
+std::optional<double> NcclChannels::send_rate(Collective c, Protocol p, std::int64_t k, double bytes) const {
+  if (const auto sized = by_bytes.find({c, p}); bytes > 0 && sized != by_bytes.end()) {
+    const std::vector<SizedRates>& s = sized->second;
+    const double kk = static_cast<double>(k);
+    if (bytes <= s.front().bytes) return sized_rate(s.front(), kk);
+    if (bytes >= s.back().bytes) return sized_rate(s.back(), kk);
+    std::size_t i = 1;
+    while (bytes > s[i].bytes) ++i;
+    const double w = std::log(bytes / s[i - 1].bytes) / std::log(s[i].bytes / s[i - 1].bytes);
+    return (1 - w) * sized_rate(s[i - 1], kk) + w * sized_rate(s[i], kk);
+  }
   const auto own = rates.find({c, p});
   const auto simple = rates.find({c, Protocol::kSimple});
   if (own == rates.end() && simple == rates.end()) return std::nullopt;
@@ -94,7 +136,7 @@ std::optional<NcclChannels> read_nccl_channels(const nlohmann::json& obj, const 
   if (!expect_object(obj, path, errors)) return std::nullopt;
   const std::size_t before = errors.size();
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"ring", "p2p", "bytes_per_channel", "send_gbps", "source", "notes"});
+  r.reject_unknown({"ring", "p2p", "bytes_per_channel", "send_gbps", "send_gbps_by_bytes", "source", "notes"});
   NcclChannels out;
   out.ring = r.integer("ring", 1, kMaxChannels).value_or(0);
   out.p2p = r.integer("p2p", 1, kMaxChannels).value_or(0);
@@ -127,6 +169,28 @@ std::optional<NcclChannels> read_nccl_channels(const nlohmann::json& obj, const 
         }
         auto points = read_points(pts, nest(cpath, pname), errors);
         if (!points.empty()) out.rates[{*c, *p}] = std::move(points);
+      }
+    }
+  }
+  if (const nlohmann::json* sized = r.object("send_gbps_by_bytes", false)) {
+    const std::string spath = r.field_path("send_gbps_by_bytes");
+    for (const auto& [cname, by_proto] : sized->items()) {
+      const std::string cpath = nest(spath, cname);
+      const auto c = collective_from_name(cname);
+      if (!c) {
+        errors.push_back({cpath, "unknown collective \"" + cname + "\"; known: all_gather, reduce_scatter, "
+                                                                    "all_reduce, all_to_all, send_recv"});
+        continue;
+      }
+      if (!expect_object(by_proto, cpath, errors)) continue;
+      for (const auto& [pname, list] : by_proto.items()) {
+        const auto p = protocol_from_name(pname);
+        if (!p) {
+          errors.push_back({nest(cpath, pname), "unknown protocol \"" + pname + "\"; known: LL, LL128, Simple"});
+          continue;
+        }
+        auto sizes = read_sized(list, nest(cpath, pname), errors);
+        if (!sizes.empty()) out.by_bytes[{*c, *p}] = std::move(sizes);
       }
     }
   }

@@ -13,6 +13,13 @@ collectives corpus, which stays the check (tilesight-cli validate collectives.cs
                      Simple from the slope between 64 MiB and 512 MiB (no launch or
                      latency in it); LL and LL128 (one size) from 64 MiB less the profile's
                      launch_us and 2 x alpha_us per ring step (small-message calibration).
+  send_gbps_by_bytes Simple, per collective and measured size (channel_sizes.py: 4 MiB - 4 GiB
+                     at k = 4, 8, 16, 32; channels.csv adds 512 MiB and, at 64 MiB, a second
+                     timing, averaged): what k channels send at that size, the bytes a GPU
+                     sends over the time less what the model charges besides (launch_us and
+                     2 x alpha_us per ring step); the lone channel (k = 1, size-independent:
+                     15.07 vs 15.19 GB/s at 64 and 512 MiB for all_gather) from send_gbps. A size
+                     is kept only where every k's time is at least 30% bytes (4 MiB is not).
 Usage: python3 tests/validation/h200x2/calibrate_channels.py   (stdlib only; prints JSON)
 """
 import collections
@@ -51,6 +58,29 @@ def log_facts():
     return ring, p2p, per, calls
 
 
+def by_bytes(launch, alpha, send):
+    times = collections.defaultdict(list)
+    for name in ("channel_sizes.csv", "channels.csv"):
+        for r in csv.DictReader(open(os.path.join(HERE, name))):
+            if r["proto"] in ("default", "Simple") and int(r["channels"]) >= 4:
+                times[(r["collective"], int(r["bytes"]), int(r["channels"]))].append(float(r["time_us"]))
+    out = collections.defaultdict(dict)
+    for coll in sorted({c for c, _, _ in times}):
+        steps = 2 * (RANKS - 1) if coll == "all_reduce" else RANKS - 1
+        fixed = launch["Simple"] + steps * 2 * alpha["Simple"]  # a ring step crosses two hops
+        sizes = []
+        for size in sorted({s for c, s, _ in times if c == coll}):
+            pts, keep = [send[coll]["Simple"][0]], True
+            for k in sorted(k for c, s, k in times if c == coll and s == size):
+                t = sum(times[(coll, size, k)]) / len(times[(coll, size, k)])
+                keep = keep and t - fixed >= 0.3 * t
+                pts.append([k, round(link_bytes(coll, size) / (t - fixed) / 1e3, 2)])
+            if keep:
+                sizes.append({"bytes": size, "gbps": pts})
+        out[coll]["Simple"] = sizes
+    return out
+
+
 def main():
     ring, p2p, per, calls = log_facts()
     off = [(c, s, p, k) for c, s, p, k in calls if k != max(1, min(ring, s // per[p]))]
@@ -74,7 +104,8 @@ def main():
             fixed = launch[proto] + steps * 2 * alpha[proto]  # a ring step crosses two hops
             gbps = link_bytes(coll, s1) / (t1 - fixed) / 1e3
         send[coll].setdefault(proto, []).append([k, round(gbps, 2)])
-    block = {"ring": ring, "p2p": p2p, "bytes_per_channel": per, "send_gbps": send}
+    block = {"ring": ring, "p2p": p2p, "bytes_per_channel": per, "send_gbps": send,
+             "send_gbps_by_bytes": by_bytes(launch, alpha, send)}
     # one collective's [channels, GB/s] pairs per line
     text = json.dumps(block, indent=2)
     pair = r"\[\s*(\d+),\s*([\d.]+)\s*\]"
