@@ -231,6 +231,7 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
   // H200 corpora the serial sum matches FA2 at d 64 and d 128 within a few percent where the
   // overlapped chain is 1.4-1.6x fast (docs/attention-model.md).
   prog.loops[0].overlap_resident = p.variant != "fa2";
+  prog.loops[0].producer_warps = p.variant != "fa2";
   // Causal tiles differ in length: the block scheduler's makespan sees each one (waves).
   if (const auto trips = attention_kv_blocks_per_q_block(p);
       p.split_kv == 1 && trips.size() > 1 && trips.front() != trips.back()) {

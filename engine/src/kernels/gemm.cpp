@@ -293,6 +293,7 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
                    {"C", tile(p.block_m, p.block_n), Placement::kDdr, split ? std::vector<std::string>{"split"}
                                                                            : std::vector<std::string>{}, "", true}};
   prog.loops = {{"k", ceil_div(ceil_div(p.K, p.block_k), p.split_k), p.stages, ""}};
+  prog.loops[0].producer_warps = warp_specialised(p) || p.persistent;
   const double a_bytes = static_cast<double>(p.block_m * p.block_k) * in_b;
   const double b_bytes = static_cast<double>(p.block_k * p.block_n) * in_b;
   const double c_tile = static_cast<double>(p.block_m * p.block_n);

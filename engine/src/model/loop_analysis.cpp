@@ -194,6 +194,7 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   for (Resource r : kAllResources)
     (is_memory_resource(r) ? memory : other) = std::max(is_memory_resource(r) ? memory : other, per_iteration[r]);
   double memory_bound = std::hypot(memory, out.latency_floor);
+  double exposed = 0;  // MMA and the next stage's load not overlapped
   if (const PipelineLaw law = pipeline_law(loop, out.items, ctx); law.round_trip > 0) {
     out.latency_floor = law.round_trip / in_flight;
     // DRAM traffic lengthens the round trip by dram_queue_ns x the share of the SM's DRAM
@@ -205,6 +206,13 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
       out.latency_floor = 0.5 * (c + std::sqrt(c * c + 4.0 * q * law.dram / in_flight)) - law.fill;
     }
     memory_bound = std::max(memory, out.latency_floor + law.fill);
+    // A loop whose warps issue both the MMAs and the next stage's loads does not overlap the
+    // two fully: pipeline_mma_exposure of the shorter of the stage's share of the round trip
+    // and the MMA shows, over the squared stages in flight (pipeline_depth.csv: 2-stage loops
+    // cost the round trip plus 15-110% of the MMA, 3-stage ones 4-37%).
+    if (ctx.hw.pipeline_mma_exposure > 0 && !loop.producer_warps)
+      exposed = ctx.hw.pipeline_mma_exposure / (in_flight * in_flight) *
+                std::min(out.latency_floor + law.fill, per_iteration[Resource::kTC]);
   }
 
   // Barrier waits are latency, not work: while one resident tile's warps wait at a barrier,
@@ -225,7 +233,7 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   };
 
   // Best legal order (eq. 5) by branch-and-bound on the in-order chain.
-  const double fixed = std::max(other, memory_bound);
+  const double fixed = std::max(other, memory_bound) + exposed;
   const double bound = std::max(fixed, (syncs ? critical_path(unsynced, dag) : critical_path(out.items, dag)) / chain_inter);
   PrefixCost cost = [&](const std::vector<std::size_t>& prefix) {
     return std::max(fixed, per_tile_chain(prefix, nullptr));

@@ -133,7 +133,7 @@ TensorAccess parse_access(const json& obj, const std::string& path, Errors& erro
 Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
   r.reject_unknown({"name", "trip_count", "stages", "parent", "trips_along", "overlap_resident",
-                    "register_loads"});
+                    "register_loads", "producer_warps"});
   Loop l;
   l.name = r.string("name").value_or("");
   l.trip_count = r.integer("trip_count", 1, kMaxExtent).value_or(1);
@@ -141,6 +141,7 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   l.parent = r.string("parent", "").value_or("");
   l.overlap_resident = r.boolean("overlap_resident", true).value_or(true);
   l.register_loads = r.boolean("register_loads", false).value_or(false);
+  l.producer_warps = r.boolean("producer_warps", false).value_or(false);
   if (const json* along = r.object("trips_along", false)) {
     FieldReader t{*along, r.field_path("trips_along"), errors};
     t.reject_unknown({"dim", "trips"});
@@ -355,6 +356,7 @@ json to_json(const TileProgram& p) {
     if (!l.trips.empty()) jl["trips_along"] = {{"dim", l.trips_dim}, {"trips", l.trips}};
     if (!l.overlap_resident) jl["overlap_resident"] = false;
     if (l.register_loads) jl["register_loads"] = true;
+    if (l.producer_warps) jl["producer_warps"] = true;
     j["loops"].push_back(jl);
   }
   j["actions"] = json::array();

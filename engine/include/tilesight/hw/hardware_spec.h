@@ -94,6 +94,10 @@ struct HardwareSpec {
   // stream an operand from DRAM on 8 to 132 SMs). 0: not measured (the round trip then adds
   // the pointer-chase difference of DRAM and L2 latency for a DRAM-sourced load).
   double dram_queue_ns = 0;
+  // The part of the shorter of a stage's share of the round trip and the iteration's MMA that
+  // the two do not overlap, at two stages in flight; over (stages in flight)^2 beyond
+  // (hw_profiles/calibrate/pipeline_depth.py). 0: not measured (full overlap).
+  double pipeline_mma_exposure = 0;
   double smem_fill_bandwidth_per_sm = 0;  // bytes/s async copies move into one SM
   // Element-wise register loads (hw_profiles/calibrate/l1_sectors.cu): a warp load instruction
   // takes at least lsu_instruction_cycles of the SM's load/store path, more when its lanes

@@ -133,6 +133,10 @@ struct Loop {
   // hw_profiles/calibrate/h200/norm_rows.csv: F.rms_norm's loop costs about one DRAM latency
   // per vector load after do_bench's flush and one L2 latency warm.
   bool register_loads = false;
+  // Whether a producer warp group issues the loads (TMA, warp specialisation: cuBLAS, cuDNN,
+  // FA3): the consumers' MMAs never hold up the next stage's load issue, so the software
+  // pipeline's MMA exposure (HardwareSpec::pipeline_mma_exposure) does not apply.
+  bool producer_warps = false;
 };
 
 // How blocks map to tiles. A persistent kernel launches one block per resident slot and each
