@@ -13,43 +13,21 @@
 #include <map>
 
 #include "ui/format.h"
-#include "ui/network_lanes.h"
 #include "ui/plot_style.h"
+#include "ui/timeline_placeholder.h"
 
 namespace tilesight::ui {
 
 namespace {
 
-constexpr double kBarHalfHeight = 0.34;
 constexpr double kMinSpanUs = 0.01;
-const char* const kShadingLayer = "shading";
-const char* const kLabelLayer = "bar labels";
 
 QString lane_name(Resource r) {
   return to_qstring(resource_lane(r));
 }
 
-void set_lane_axis(QCustomPlot& plot) {
-  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  for (Resource r : kAllResources) ticker->addTick(static_cast<double>(index(r)), lane_name(r));
-  plot.yAxis->setTicker(ticker);
-  plot.yAxis->setRangeReversed(true);
-  plot.yAxis->setRange(-0.5, static_cast<double>(kResourceCount) - 0.5);
-  plot.yAxis->grid()->setVisible(false);
-  plot.yAxis->setSubTicks(false);
-  plot.yAxis->setTickLength(0, 0);
-}
-
-// The legend (one swatch per action) in its own row under the plot, clear of the bars.
-void put_legend_below(QCustomPlot& plot) {
-  plot.axisRect()->insetLayout()->take(plot.legend);
-  plot.plotLayout()->addElement(1, 0, plot.legend);
-  plot.plotLayout()->setRowStretchFactor(1, 0.001);
-  plot.legend->setFillOrder(QCPLegend::foColumnsFirst);
-  plot.legend->setBorderPen(Qt::NoPen);
-  plot.legend->setMargins(QMargins(4, 0, 4, 2));
-  plot.legend->setWrap(10);
-  plot.legend->setVisible(false);
+std::vector<Resource> all_lanes() {
+  return {kAllResources.begin(), kAllResources.end()};
 }
 
 }  // namespace
@@ -65,34 +43,22 @@ TimelineView::TimelineView(QWidget* parent)
   layout->addWidget(plot_, 1);
   // Instead of the plot for a plan without a one-SM timeline: why, and the Net pipeline's
   // own timeline (the stages of its collectives per link) when it has one.
-  empty_page_ = new QWidget(this);
-  auto* page = new QVBoxLayout(empty_page_);
-  page->setContentsMargins(24, 16, 24, 16);
-  empty_ = new QLabel(empty_page_);
-  empty_->setAlignment(Qt::AlignCenter);
-  empty_->setWordWrap(true);
-  empty_->setStyleSheet(QStringLiteral("color: gray;"));
-  page->addWidget(empty_);
-  net_lanes_ = new NetworkLanes(empty_page_);
-  page->addWidget(net_lanes_);
-  page->addStretch(1);
-  empty_page_->hide();
-  layout->addWidget(empty_page_, 1);
+  placeholder_ = new TimelinePlaceholder(this);
+  placeholder_->hide();
+  layout->addWidget(placeholder_, 1);
 
   apply_plot_style(*plot_);
-  plot_->addLayer(kShadingLayer, plot_->layer("grid"), QCustomPlot::limBelow);
-  plot_->addLayer(kLabelLayer, plot_->layer("main"), QCustomPlot::limAbove);
-  set_lane_axis(*plot_);
+  set_up_timeline_plot(*plot_);
+  set_lane_axis(*plot_, all_lanes());
   plot_->xAxis->setTicker(ticker_);
   plot_->xAxis->setSubTicks(false);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->axisRect()->setRangeDrag(Qt::Horizontal);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
-  put_legend_below(*plot_);
   plot_->axisRect()->setMinimumMargins(QMargins(0, QFontMetrics(plot_->font()).height() + 6, 0, 0));
   message_ = add_plot_message(*plot_);
   set_plot_message(message_, tr("no timeline yet"));
-  addLaneBands();
+  add_lane_bands(*plot_, kResourceCount);
   connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
           [this] { keepRangeInside(); });
   connect(plot_, &QCustomPlot::afterLayout, this, [this] { updateLabels(); });
@@ -153,64 +119,21 @@ QWidget* TimelineView::makeToolBar() {
   return bar;
 }
 
-void TimelineView::addLaneBands() {
-  for (std::size_t lane = 0; lane < kResourceCount; lane += 2) {
-    auto* band = new QCPItemRect(plot_);
-    band->setLayer(kShadingLayer);
-    for (auto* pos : {band->topLeft, band->bottomRight})
-      pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    band->topLeft->setCoords(0, static_cast<double>(lane) - 0.5);
-    band->bottomRight->setCoords(1, static_cast<double>(lane) + 0.5);
-    band->setPen(Qt::NoPen);
-    band->setBrush(QColor(0xf3, 0xf4, 0xf6));
-    band->setSelectable(false);
-    lane_bands_.push_back(band);
-  }
-}
-
 void TimelineView::setPrediction(const report::Prediction& prediction) {
   events_ = prediction.timeline;
-  showWithoutTimeline(prediction);
-  phases_ = {};
-  double prologue_end = 0, epilogue_start = -1;
-  for (const auto& e : events_) {
-    phases_.end = std::max(phases_.end, e.end_us);
-    if (e.phase == "prologue") prologue_end = std::max(prologue_end, e.end_us);
-    if (e.phase == "epilogue" && (epilogue_start < 0 || e.start_us < epilogue_start))
-      epilogue_start = e.start_us;
-  }
-  phases_.prologue_end = prologue_end > 0 ? prologue_end : phases_.end;
-  phases_.epilogue_start =
-      epilogue_start >= 0 ? std::max(epilogue_start, phases_.prologue_end) : phases_.end;
+  placeholder_->setPrediction(prediction);
+  for (QToolButton* b : findChildren<QToolButton*>()) b->setEnabled(!events_.empty());
+  findChild<QLabel*>(QStringLiteral("timeline_hint"))->setVisible(!events_.empty());
+  phases_ = timeline_phases(events_);
   rebuild();
 }
 
-// What a plan without a one-SM timeline shows in its place: a collective's (or a decode
-// step's) link stages over time, the Net lane at full size.
-void TimelineView::showWithoutTimeline(const report::Prediction& p) {
-  const bool lanes = !p.network.empty() && !p.network.events.empty();
-  net_lanes_->setNetwork(p.network, p.latency_us);
-  net_lanes_->setVisible(lanes);
-  const QString kernel = QString::fromStdString(p.kernel).toHtmlEscaped();
-  QString why = p.serve.step_us > 0
-                    ? tr("<b>%1</b> is a decode step of many kernels: it has no one-SM timeline (the "
-                         "report lists the time of each kernel).")
-                          .arg(kernel)
-                    : tr("<b>%1</b> runs on the network: it has no one-SM timeline.").arg(kernel);
-  if (lanes)
-    why += QStringLiteral("<br>") + tr("Its collective stages per link over time (%1, busiest links first):")
-                                        .arg(format_time_us(p.latency_us));
-  empty_->setText(why);
-  for (QToolButton* b : findChildren<QToolButton*>()) b->setEnabled(!p.timeline.empty());
-  findChild<QLabel*>(QStringLiteral("timeline_hint"))->setVisible(!p.timeline.empty());
-}
-
 int TimelineView::networkLaneCount() const {
-  return net_lanes_->isHidden() ? 0 : net_lanes_->lanes();
+  return placeholder_->networkLaneCount();
 }
 
 QString TimelineView::emptyText() const {
-  return empty_page_->isHidden() ? QString() : empty_->text();
+  return placeholder_->isHidden() ? QString() : placeholder_->text();
 }
 
 void TimelineView::setFoldSteadyState(bool fold) {
@@ -227,18 +150,22 @@ void TimelineView::rebuild() {
   plot_->xAxis->setLabel(fold_.active()
                              ? tr("time on one SM of the first wave (µs); steady state folded")
                              : tr("time on one SM of the first wave (µs)"));
-  addPhase(0, phases_.prologue_end, static_cast<int>(Phase::kPrologue), tr("prologue"));
-  addPhase(phases_.prologue_end, phases_.epilogue_start, static_cast<int>(Phase::kSteady),
-           tr("steady state"));
-  addPhase(phases_.epilogue_start, phases_.end, static_cast<int>(Phase::kEpilogue), tr("epilogue"));
-  addFoldBand();
+  for (const ShadedSpan& span :
+       {add_phase(*plot_, fold_, 0, phases_.prologue_end, Phase::kPrologue, tr("prologue")),
+        add_phase(*plot_, fold_, phases_.prologue_end, phases_.epilogue_start, Phase::kSteady, tr("steady state")),
+        add_phase(*plot_, fold_, phases_.epilogue_start, phases_.end, Phase::kEpilogue, tr("epilogue")),
+        add_fold_band(*plot_, fold_)})
+    if (span.rect) {
+      phase_rects_.push_back(span.rect);
+      phase_labels_.push_back(span.label);
+    }
   addBars();
-  addLegend();
+  add_action_legend(*plot_, actions_);
   applyHighlight();
   // A composed prediction (llm_decode: many kernels) has no one-SM timeline: the message
   // alone, not empty lanes under a squeezed axis.
   plot_->setVisible(!events_.empty());
-  empty_page_->setVisible(events_.empty());
+  placeholder_->setVisible(events_.empty());
   set_plot_message(message_, {});
   fitAll();
 }
@@ -258,39 +185,18 @@ void TimelineView::addBars() {
       if (a.resource == b.resource && a.start_us < b.end_us && b.start_us < a.end_us)
         overlapped_[i] = overlapped_[j] = true;
     }
-  for (const auto& e : events_) addBar(e, action_color(colour.at(e.action)));
-}
-
-void TimelineView::addLegend() {
-  for (std::size_t i = 0; i < actions_.size(); ++i) {
-    const QColor color = action_color(static_cast<int>(i));
-    auto* swatch = new QCPBars(plot_->xAxis, plot_->yAxis);  // no data: a legend entry only
-    swatch->setName(QString::fromStdString(actions_[i]));
-    swatch->setBrush(color);
-    swatch->setPen(QPen(color.darker(140)));
+  for (const auto& e : events_) {
+    const BarItems items =
+        add_bar(*plot_, fold_, e, static_cast<double>(index(e.resource)), action_color(colour.at(e.action)));
+    bars_.push_back(items.bar);
+    bar_labels_.push_back(items.label);
   }
-  wrapLegend();
-  plot_->legend->setVisible(!events_.empty());
-}
-
-// As many legend columns as the widest name allows at this width, so that no name is cut
-// ("load_kv_latent", not "load_kv_l"); more rows instead.
-void TimelineView::wrapLegend() {
-  const QFontMetrics metrics(plot_->legend->font());
-  int widest = 0;
-  for (const auto& name : actions_)
-    widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(name)));
-  const int column = widest + plot_->legend->iconSize().width() + plot_->legend->iconTextPadding() + 16;
-  const int columns = std::max(1, (plot_->width() - 16) / std::max(column, 1));
-  if (plot_->legend->wrap() == columns) return;
-  plot_->legend->setWrap(columns);
-  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // re-flow the entries
 }
 
 void TimelineView::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   if (actions_.empty()) return;
-  wrapLegend();
+  wrap_legend(*plot_, actions_);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -304,78 +210,6 @@ void TimelineView::clearScene() {
   phase_rects_.clear();
   phase_labels_.clear();
   plot_->clearPlottables();
-}
-
-void TimelineView::addPhase(double from, double to, int phase, const QString& label) {
-  if (to <= from) return;
-  auto* rect = new QCPItemRect(plot_);
-  rect->setLayer(kShadingLayer);
-  for (auto* pos : {rect->topLeft, rect->bottomRight})
-    pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  rect->topLeft->setCoords(fold_.to_view(from), 0);
-  rect->bottomRight->setCoords(fold_.to_view(to), 1);
-  rect->setPen(Qt::NoPen);
-  rect->setBrush(phase_shade(static_cast<Phase>(phase)));
-  rect->setSelectable(false);
-  phase_rects_.push_back(rect);
-
-  auto* text = new QCPItemText(plot_);  // above the plot, clear of the bars
-  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  text->position->setCoords((fold_.to_view(from) + fold_.to_view(to)) / 2, 0);
-  text->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
-  text->setClipToAxisRect(false);
-  text->setText(label);
-  text->setColor(QColor(0x55, 0x55, 0x55));
-  text->setPadding(QMargins(3, 0, 3, 3));
-  text->setSelectable(false);
-  phase_labels_.push_back(text);
-}
-
-// The folded part of the steady state: hatched, with how much time it stands for.
-void TimelineView::addFoldBand() {
-  if (!fold_.active()) return;
-  auto* rect = new QCPItemRect(plot_);
-  rect->setLayer(kShadingLayer);
-  for (auto* pos : {rect->topLeft, rect->bottomRight})
-    pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
-  rect->topLeft->setCoords(fold_.from, 0);
-  rect->bottomRight->setCoords(fold_.from + fold_.width, 1);
-  rect->setPen(QPen(QColor(0x9a, 0x9a, 0x9a), 0, Qt::DashLine));
-  rect->setBrush(QBrush(QColor(0xb0, 0xb0, 0xb0), Qt::BDiagPattern));
-  rect->setSelectable(false);
-  phase_rects_.push_back(rect);
-
-  auto* text = new QCPItemText(plot_);
-  text->position->setType(QCPItemPosition::ptAxisRectRatio);
-  text->position->setTypeX(QCPItemPosition::ptPlotCoords);
-  text->position->setCoords(fold_.from + fold_.width / 2, 0.5);
-  text->setText(tr("repeats\n%1 folded").arg(format_time_us(fold_.to - fold_.from)));
-  text->setColor(QColor(0x44, 0x44, 0x44));
-  text->setBrush(QColor(255, 255, 255, 230));
-  text->setPadding(QMargins(4, 3, 4, 3));
-  text->setSelectable(false);
-  phase_labels_.push_back(text);
-}
-
-void TimelineView::addBar(const report::TimelineEvent& e, const QColor& color) {
-  const double lane = static_cast<double>(index(e.resource));
-  const double from = fold_.to_view(e.start_us), to = fold_.to_view(e.end_us);
-  auto* bar = new QCPItemRect(plot_);
-  bar->topLeft->setCoords(from, lane - kBarHalfHeight);
-  bar->bottomRight->setCoords(to, lane + kBarHalfHeight);
-  bar->setBrush(color);
-  bar->setPen(QPen(color.darker(150), 0));
-  bar->setSelectable(false);
-  bars_.push_back(bar);
-
-  auto* label = new QCPItemText(plot_);
-  label->position->setCoords((from + to) / 2, lane);
-  const QString iteration = e.iteration >= 0 ? QStringLiteral(" %1").arg(e.iteration) : QString();
-  label->setText(QString::fromStdString(e.action) + iteration);
-  label->setColor(color.lightness() > 150 ? text_color() : Qt::white);
-  label->setSelectable(false);
-  label->setLayer(kLabelLayer);
-  bar_labels_.push_back(label);
 }
 
 // Bar labels and phase titles show only where they fit, so zooming out never piles text up.

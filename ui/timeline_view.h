@@ -15,7 +15,8 @@
 // hovering a bar shows its action, iteration, pipeline, time, bytes and FLOPs. Clicking a
 // bar selects its action (linked with the plan editor): that action's bars get a dark
 // outline and the others fade. A plan without a one-SM timeline (a collective, a decode
-// step of many kernels) says so and draws its link stages over time in the plot's place.
+// step of many kernels) says so and draws its link stages over time in the plot's place
+// (TimelinePlaceholder). The items it draws with: timeline_items.h.
 #pragma once
 
 #include <QString>
@@ -25,6 +26,7 @@
 
 #include "tilesight/report/prediction.h"
 #include "ui/time_fold.h"
+#include "ui/timeline_items.h"
 
 class QCustomPlot;
 class QCPItemRect;
@@ -32,11 +34,9 @@ class QCPItemText;
 class QMouseEvent;
 class QToolButton;
 
-class QLabel;
-
 namespace tilesight::ui {
 
-class NetworkLanes;
+class TimelinePlaceholder;
 
 class TimelineView : public QWidget {
   Q_OBJECT
@@ -75,21 +75,10 @@ class TimelineView : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  struct Phases {
-    double prologue_end = 0, epilogue_start = 0, end = 0;
-  };
-
   QWidget* makeToolBar();
   void rebuild();
-  void showWithoutTimeline(const report::Prediction& prediction);
   void clearScene();
-  void addLaneBands();
-  void addPhase(double from, double to, int phase, const QString& label);
-  void addFoldBand();
   void addBars();
-  void addLegend();
-  void wrapLegend();
-  void addBar(const report::TimelineEvent& event, const QColor& color);
   void updateLabels();
   void keepRangeInside();
   void onMouseMove(QMouseEvent* event);
@@ -97,9 +86,7 @@ class TimelineView : public QWidget {
 
   QCustomPlot* plot_ = nullptr;
   QCPItemText* message_ = nullptr;
-  QWidget* empty_page_ = nullptr;  // instead of the plot when the prediction has no timeline
-  QLabel* empty_ = nullptr;
-  NetworkLanes* net_lanes_ = nullptr;
+  TimelinePlaceholder* placeholder_ = nullptr;  // instead of the plot without a timeline
   QToolButton* fold_button_ = nullptr;
   QSharedPointer<FoldedTimeTicker> ticker_;
   TimeFold fold_;
@@ -110,8 +97,7 @@ class TimelineView : public QWidget {
   std::vector<QCPItemText*> bar_labels_;
   std::vector<QCPItemRect*> phase_rects_;
   std::vector<QCPItemText*> phase_labels_;
-  std::vector<QCPItemRect*> lane_bands_;
-  Phases phases_;
+  TimelinePhases phases_;
   QString highlighted_;
   QPointF press_at_;
 };

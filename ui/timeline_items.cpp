@@ -1,0 +1,158 @@
+#include "ui/timeline_items.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+#include "ui/format.h"
+
+namespace tilesight::ui {
+
+TimelinePhases timeline_phases(const std::vector<report::TimelineEvent>& events) {
+  TimelinePhases phases;
+  double prologue_end = 0, epilogue_start = -1;
+  for (const auto& e : events) {
+    phases.end = std::max(phases.end, e.end_us);
+    if (e.phase == "prologue") prologue_end = std::max(prologue_end, e.end_us);
+    if (e.phase == "epilogue" && (epilogue_start < 0 || e.start_us < epilogue_start)) epilogue_start = e.start_us;
+  }
+  phases.prologue_end = prologue_end > 0 ? prologue_end : phases.end;
+  phases.epilogue_start = epilogue_start >= 0 ? std::max(epilogue_start, phases.prologue_end) : phases.end;
+  return phases;
+}
+
+void set_up_timeline_plot(QCustomPlot& plot) {
+  plot.addLayer(kShadingLayer, plot.layer("grid"), QCustomPlot::limBelow);
+  plot.addLayer(kBarLabelLayer, plot.layer("main"), QCustomPlot::limAbove);
+  // The legend (one swatch per action) in its own row under the plot, clear of the bars.
+  plot.axisRect()->insetLayout()->take(plot.legend);
+  plot.plotLayout()->addElement(1, 0, plot.legend);
+  plot.plotLayout()->setRowStretchFactor(1, 0.001);
+  plot.legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot.legend->setBorderPen(Qt::NoPen);
+  plot.legend->setMargins(QMargins(4, 0, 4, 2));
+  plot.legend->setWrap(10);
+  plot.legend->setVisible(false);
+}
+
+void set_lane_axis(QCustomPlot& plot, const std::vector<Resource>& lanes) {
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (std::size_t row = 0; row < lanes.size(); ++row)
+    ticker->addTick(static_cast<double>(row), to_qstring(resource_lane(lanes[row])));
+  plot.yAxis->setTicker(ticker);
+  plot.yAxis->setRangeReversed(true);
+  plot.yAxis->setRange(-0.5, static_cast<double>(lanes.size()) - 0.5);
+  plot.yAxis->grid()->setVisible(false);
+  plot.yAxis->setSubTicks(false);
+  plot.yAxis->setTickLength(0, 0);
+}
+
+std::vector<QCPItemRect*> add_lane_bands(QCustomPlot& plot, std::size_t lanes) {
+  std::vector<QCPItemRect*> bands;
+  for (std::size_t lane = 0; lane < lanes; lane += 2) {
+    auto* band = new QCPItemRect(&plot);
+    band->setLayer(kShadingLayer);
+    for (auto* pos : {band->topLeft, band->bottomRight}) pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    band->topLeft->setCoords(0, static_cast<double>(lane) - 0.5);
+    band->bottomRight->setCoords(1, static_cast<double>(lane) + 0.5);
+    band->setPen(Qt::NoPen);
+    band->setBrush(QColor(0xf3, 0xf4, 0xf6));
+    band->setSelectable(false);
+    bands.push_back(band);
+  }
+  return bands;
+}
+
+ShadedSpan add_phase(QCustomPlot& plot, const TimeFold& fold, double from, double to, Phase phase,
+                     const QString& title) {
+  if (to <= from) return {};
+  auto* rect = new QCPItemRect(&plot);
+  rect->setLayer(kShadingLayer);
+  for (auto* pos : {rect->topLeft, rect->bottomRight}) pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  rect->topLeft->setCoords(fold.to_view(from), 0);
+  rect->bottomRight->setCoords(fold.to_view(to), 1);
+  rect->setPen(Qt::NoPen);
+  rect->setBrush(phase_shade(phase));
+  rect->setSelectable(false);
+
+  auto* text = new QCPItemText(&plot);  // above the plot, clear of the bars
+  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords((fold.to_view(from) + fold.to_view(to)) / 2, 0);
+  text->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+  text->setClipToAxisRect(false);
+  text->setText(title);
+  text->setColor(QColor(0x55, 0x55, 0x55));
+  text->setPadding(QMargins(3, 0, 3, 3));
+  text->setSelectable(false);
+  return {rect, text};
+}
+
+ShadedSpan add_fold_band(QCustomPlot& plot, const TimeFold& fold) {
+  if (!fold.active()) return {};
+  auto* rect = new QCPItemRect(&plot);
+  rect->setLayer(kShadingLayer);
+  for (auto* pos : {rect->topLeft, rect->bottomRight}) pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  rect->topLeft->setCoords(fold.from, 0);
+  rect->bottomRight->setCoords(fold.from + fold.width, 1);
+  rect->setPen(QPen(QColor(0x9a, 0x9a, 0x9a), 0, Qt::DashLine));
+  rect->setBrush(QBrush(QColor(0xb0, 0xb0, 0xb0), Qt::BDiagPattern));
+  rect->setSelectable(false);
+
+  auto* text = new QCPItemText(&plot);
+  text->position->setType(QCPItemPosition::ptAxisRectRatio);
+  text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  text->position->setCoords(fold.from + fold.width / 2, 0.5);
+  text->setText(QObject::tr("repeats\n%1 folded").arg(format_time_us(fold.to - fold.from)));
+  text->setColor(QColor(0x44, 0x44, 0x44));
+  text->setBrush(QColor(255, 255, 255, 230));
+  text->setPadding(QMargins(4, 3, 4, 3));
+  text->setSelectable(false);
+  return {rect, text};
+}
+
+BarItems add_bar(QCustomPlot& plot, const TimeFold& fold, const report::TimelineEvent& e, double row,
+                 const QColor& color) {
+  const double from = fold.to_view(e.start_us), to = fold.to_view(e.end_us);
+  auto* bar = new QCPItemRect(&plot);
+  bar->topLeft->setCoords(from, row - kBarHalfHeight);
+  bar->bottomRight->setCoords(to, row + kBarHalfHeight);
+  bar->setBrush(color);
+  bar->setPen(QPen(color.darker(150), 0));
+  bar->setSelectable(false);
+
+  auto* label = new QCPItemText(&plot);
+  label->position->setCoords((from + to) / 2, row);
+  const QString iteration = e.iteration >= 0 ? QStringLiteral(" %1").arg(e.iteration) : QString();
+  label->setText(QString::fromStdString(e.action) + iteration);
+  label->setColor(color.lightness() > 150 ? text_color() : Qt::white);
+  label->setSelectable(false);
+  label->setLayer(kBarLabelLayer);
+  return {bar, label};
+}
+
+void add_action_legend(QCustomPlot& plot, const std::vector<std::string>& actions) {
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    const QColor color = action_color(static_cast<int>(i));
+    auto* swatch = new QCPBars(plot.xAxis, plot.yAxis);  // no data: a legend entry only
+    swatch->setName(QString::fromStdString(actions[i]));
+    swatch->setBrush(color);
+    swatch->setPen(QPen(color.darker(140)));
+  }
+  wrap_legend(plot, actions);
+  plot.legend->setVisible(!actions.empty());
+}
+
+// "load_kv_latent", not "load_kv_l": more rows instead of cut names.
+void wrap_legend(QCustomPlot& plot, const std::vector<std::string>& actions) {
+  const QFontMetrics metrics(plot.legend->font());
+  int widest = 0;
+  for (const auto& name : actions)
+    widest = std::max(widest, metrics.horizontalAdvance(QString::fromStdString(name)));
+  const int column = widest + plot.legend->iconSize().width() + plot.legend->iconTextPadding() + 16;
+  const int columns = std::max(1, (plot.width() - 16) / std::max(column, 1));
+  if (plot.legend->wrap() == columns) return;
+  plot.legend->setWrap(columns);
+  plot.legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // re-flow the entries
+}
+
+}  // namespace tilesight::ui

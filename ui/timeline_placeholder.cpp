@@ -1,0 +1,47 @@
+#include "ui/timeline_placeholder.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include "ui/format.h"
+#include "ui/network_lanes.h"
+
+namespace tilesight::ui {
+
+TimelinePlaceholder::TimelinePlaceholder(QWidget* parent)
+    : QWidget(parent), why_(new QLabel(this)), lanes_(new NetworkLanes(this)) {
+  auto* page = new QVBoxLayout(this);
+  page->setContentsMargins(24, 16, 24, 16);
+  why_->setAlignment(Qt::AlignCenter);
+  why_->setWordWrap(true);
+  why_->setStyleSheet(QStringLiteral("color: gray;"));
+  page->addWidget(why_);
+  page->addWidget(lanes_);
+  page->addStretch(1);
+}
+
+void TimelinePlaceholder::setPrediction(const report::Prediction& p) {
+  const bool lanes = !p.network.empty() && !p.network.events.empty();
+  lanes_->setNetwork(p.network, p.latency_us);
+  lanes_->setVisible(lanes);
+  const QString kernel = QString::fromStdString(p.kernel).toHtmlEscaped();
+  QString why = p.serve.step_us > 0
+                    ? tr("<b>%1</b> is a decode step of many kernels: it has no one-SM timeline (the "
+                         "report lists the time of each kernel).")
+                          .arg(kernel)
+                    : tr("<b>%1</b> runs on the network: it has no one-SM timeline.").arg(kernel);
+  if (lanes)
+    why += QStringLiteral("<br>") + tr("Its collective stages per link over time (%1, busiest links first):")
+                                        .arg(format_time_us(p.latency_us));
+  why_->setText(why);
+}
+
+QString TimelinePlaceholder::text() const {
+  return why_->text();
+}
+
+int TimelinePlaceholder::networkLaneCount() const {
+  return lanes_->isHidden() ? 0 : lanes_->lanes();
+}
+
+}  // namespace tilesight::ui
