@@ -3,6 +3,8 @@
 #include <QLocale>
 #include <cmath>
 
+#include "tilesight/report/diagnosis.h"
+
 namespace tilesight::ui {
 
 namespace {
@@ -37,9 +39,9 @@ QString format_time_us(double us) {
   return scaled(us, units, 3, 1000.0);
 }
 
+// The engine's convention (binary, IEC names), so the app and the CLI print one figure alike.
 QString format_bytes(double bytes) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  return scaled(bytes, units, 5, 1024.0);
+  return to_qstring(report::format_bytes(bytes));
 }
 
 QString format_percent(double fraction) {

@@ -154,7 +154,9 @@ void put_attention(std::map<std::string, QString>& out, const kernels::Attention
 
 void put_comm(std::map<std::string, QString>& out, const kernels::CommFields& c) {
   out["overlap"] = QString::fromLatin1(kernels::overlap_name(c.overlap));
-  out["comm_sms"] = num(c.comm_sms);
+  // Left out, comm_sms is NCCL's channel count for the collective on the plan's system
+  // (model/cross_device.h): the engine names it in its prediction (engine_choices).
+  if (c.comm_sms_given) out["comm_sms"] = num(c.comm_sms);
 }
 
 }  // namespace
@@ -271,6 +273,7 @@ std::map<std::string, QString> engine_choices(const report::Prediction& predicti
   std::map<std::string, QString> out;
   if (!algorithms.isEmpty()) out["algorithm"] = algorithms.join(QStringLiteral(", "));
   if (!protocols.isEmpty()) out["protocol"] = protocols.join(QStringLiteral(", "));
+  if (prediction.network.comm_sms > 0) out["comm_sms"] = QString::number(prediction.network.comm_sms);
   return out;
 }
 

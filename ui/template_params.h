@@ -65,7 +65,8 @@ std::map<std::string, QString> resolved_params(const std::string& kernel, const 
 // What the engine chose where a plan may leave the choice to it, read from its prediction:
 // "algorithm" and "protocol" of the plan's collectives ("ring", "Simple"; the two
 // all-to-alls of ulysses_attention give one value when they agree, "direct, pairwise" when
-// not). Empty for a plan without collectives.
+// not), and a fused kernel's "comm_sms" (NCCL's channels on its system: 24 on h200x2).
+// Empty for a plan without collectives.
 std::map<std::string, QString> engine_choices(const report::Prediction& prediction);
 
 // What "auto" would give for the field `spec` of this plan: the engine's value with the field

@@ -137,7 +137,10 @@ class TemplateFormsTest : public QObject {
 
   void fusedGemmFormEditsCommunication() {
     open("ag_gemm_h200x8.json");
-    QCOMPARE(editor<QSpinBox>("comm_sms")->text(), QStringLiteral("auto (16)"));  // CommFields
+    // Left out, comm_sms is what the engine ran: NCCL's channels where the system profile
+    // measures them, else CommFields' 16 (h200x8 has no channel table).
+    QCOMPARE(session().prediction()->network.comm_sms, std::int64_t{16});
+    QCOMPARE(editor<QSpinBox>("comm_sms")->text(), QStringLiteral("auto (16)"));
     auto* algorithm = editor<QComboBox>("algorithm");
     const QString picked = QString::fromStdString(session().prediction()->network.collectives.at(0).algorithm);
     QCOMPARE(items(algorithm), (QStringList{"auto (" + picked + ")", "ring", "recursive_doubling"}));  // all_gather, 8 GPUs
@@ -149,6 +152,21 @@ class TemplateFormsTest : public QObject {
     QVERIFY(session().prediction()->latency_us > fused);  // the all-gather is no longer hidden
     QVERIFY(predictAfter([&] { editor<QSpinBox>("block_n")->setValue(128); }));
     QCOMPARE(session().plan()["params"]["block_n"].get<int>(), 128);
+  }
+
+  // On two H200s NCCL runs the 128 MiB all-gather on 24 channels (nccl_channels.py: 24 for a
+  // ring of 2 MiB and more): the 24 CTAs are the SMs "auto" holds beside the GEMM.
+  void commSmsAutoNamesTheProfilesChannels() {
+    open("ag_gemm_h200x8.json");
+    QVERIFY(predictAfter([&] { editor<QSpinBox>("devices")->setValue(2); }));
+    QVERIFY(predictAfter([&] { window_->configPanel()->hardwareSelector()->setCurrentText(QStringLiteral("h200x2")); }));
+    QCOMPARE(QString::fromStdString(session().prediction()->hardware), QStringLiteral("h200x2"));
+    QCOMPARE(session().prediction()->network.comm_sms, std::int64_t{24});
+    QCOMPARE(editor<QSpinBox>("comm_sms")->text(), QStringLiteral("auto (24)"));
+    // A value typed in is the plan's, and what the engine runs.
+    QVERIFY(predictAfter([&] { editor<QSpinBox>("comm_sms")->setValue(8); }));
+    QCOMPARE(session().prediction()->network.comm_sms, std::int64_t{8});
+    QCOMPARE(editor<QSpinBox>("comm_sms")->text(), QStringLiteral("8"));
   }
 
   void ulyssesFormHasAttentionAndAllToAll() {

@@ -95,3 +95,20 @@ TEST_CASE("plan JSON keeps a loop's register_loads", "[memory_bound][plan_json]"
   REQUIRE(back);
   CHECK(back->loops[0].register_loads);
 }
+
+TEST_CASE("a norm's timeline draws the block combine after the walk it combines", "[memory_bound][timeline]") {
+  // combine (the block-wide sum and the rsqrt) depends on every step's reduce: in the
+  // timeline it starts after the last iteration's bars, not inside the walk's last step.
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  const auto pred = model::evaluate(kernels::lift_memory_bound(params("rmsnorm", 16384, 4096)), *hw);
+  REQUIRE(pred.ok());
+  double walk_end = 0, combine_start = -1;
+  for (const auto& e : pred->timeline) {
+    if (e.iteration >= 0) walk_end = std::max(walk_end, e.end_us);
+    if (e.action == "combine") combine_start = e.start_us;
+  }
+  REQUIRE(combine_start >= 0);
+  CHECK(combine_start >= walk_end);
+  CHECK(pred->timeline.back().action == "combine");  // the last bar, sorted by start
+}

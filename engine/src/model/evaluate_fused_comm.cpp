@@ -76,6 +76,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
   const double steps_s = comm->total_s - comm->base_s;
   OverlapInput in{.comm_first = gather};
   StreamShare share;
+  std::int64_t ctas = nccl_ctas(p, *comm);
   double total = 0;
   if (p.overlap == kernels::Overlap::kNone) {
     total = comm->total_s + pred.latency_us / kUs;
@@ -92,8 +93,8 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
       chunk = std::move(c).value();
     }
     if (stream) {
-      auto piece = stream_piece(kernels::lift_gemm(kernels::piece_gemm(p)), system,
-                                nccl_ctas(p, chunk ? *chunk : *comm));
+      ctas = nccl_ctas(p, chunk ? *chunk : *comm);
+      auto piece = stream_piece(kernels::lift_gemm(kernels::piece_gemm(p)), system, ctas);
       if (!piece) return piece.errors();
       piece_s = piece->seconds;
       share = piece->share;
@@ -130,6 +131,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
   pred.steady_us = pred.latency_us - pred.prologue_us - pred.epilogue_us;
   pred.network = net::network_report(system, {{*comm, comm_start}}, total);
   pred.network.overlap = kernels::overlap_name(p.overlap);
+  pred.network.comm_sms = ctas;
   pred.network.comm_us = comm_s * kUs;
   pred.network.compute_us = compute_s * kUs;
   pred.network.overlap_rate = comm_s > 0 ? std::clamp((comm_s + compute_s - (total - (p.overlap == kernels::Overlap::kNone ? 0 : launch))) / comm_s, 0.0, 1.0) : 0;
@@ -141,7 +143,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
   pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
   pred.diagnosis.insert(
       pred.diagnosis.begin(),
-      std::string(gather ? "all_gather" : "reduce_scatter") + " of " + report::format_si_bytes(request.bytes) + " (" +
+      std::string(gather ? "all_gather" : "reduce_scatter") + " of " + report::format_bytes(request.bytes) + " (" +
           comm->algorithm + "/" + std::string(net::protocol_name(comm->protocol)) + ", " + fmt("%.4g", comm_s * kUs) +
           " us) against the local GEMM (" + fmt("%.4g", compute_s * kUs) + " us), overlap " +
           kernels::overlap_name(p.overlap) + ": " + fmt("%.0f", 100 * pred.network.overlap_rate) +

@@ -117,9 +117,11 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
     if (!req) return req.errors();
     auto r = net::tune_collective(system.network, *req);
     if (!r) return prefixed("params", r.errors());
+    // Everything before it ran `times` (= layers) times: its first run starts a layer's share
+    // of that into the step; the runs repeat every layer (period set after the layers).
+    s.collectives.push_back({.cost = *r, .start_s = s.seconds / times, .runs = static_cast<std::int64_t>(times)});
     s.seconds += r->total_s * times;
     s.per_layer.push_back({name, r->total_s * kUs});
-    s.collectives.push_back({*r, 0.0, static_cast<std::int64_t>(times)});
     return {};
   };
   Errors errors;
@@ -170,6 +172,8 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
     run(gemm("expert down", tokens, m.hidden, m.expert_ffn, local, L));
     run(comm("all_to_all combine (ep)", routed_rows, by_expert, by_source, L));
   }
+  const double layer_s = s.seconds / L;  // one layer: what every collective run recurs with
+  for (auto& c : s.collectives) c.period_s = layer_s;
   run(norm("rmsnorm", "final rmsnorm", m.hidden, 1));
   run(gemm("lm_head", p.batch, m.vocab / p.tp, m.hidden, 1, 1));
   if (!errors.empty()) return errors;

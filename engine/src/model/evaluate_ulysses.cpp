@@ -119,6 +119,7 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
   const double out_start = s.comm.size() > around.comm_in.size() ? s.comm[around.comm_in.size()].start : 0;
   pred.network = net::network_report(system, {{*in, 0.0}, {*out, out_start + (p.overlap == kernels::Overlap::kNone ? 0 : launch)}}, total);
   pred.network.overlap = kernels::overlap_name(p.overlap);
+  pred.network.comm_sms = nccl_ctas(p, *in_piece);
   pred.network.comm_us = s.comm_alone * kUs;
   pred.network.compute_us = compute_alone * kUs;
   const double t_body = p.overlap == kernels::Overlap::kNone ? total : total - launch;
@@ -131,8 +132,8 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
                                           pred.utilization.begin());
   pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
   pred.diagnosis.insert(pred.diagnosis.begin(),
-                        "all_to_all in " + report::format_si_bytes(in_bytes) + " and out " +
-                            report::format_si_bytes(out_bytes) + " (inferred from placement: sequence shards <-> head shards; " +
+                        "all_to_all in " + report::format_bytes(in_bytes) + " and out " +
+                            report::format_bytes(out_bytes) + " (inferred from placement: sequence shards <-> head shards; " +
                             in->algorithm + "/" +
                             std::string(net::protocol_name(in->protocol)) + ", " + fmt("%.4g", s.comm_alone * kUs) +
                             " us) around local attention on " + std::to_string(p.attention.heads / p.devices) +

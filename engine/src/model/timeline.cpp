@@ -44,8 +44,8 @@ struct Emitter {
 
   // Loads of iteration i are issued i steady periods after the first (back to back while the
   // pipeline fills); compute of iteration i starts when its data has arrived and the chain of
-  // iteration i - 1 has advanced one steady period.
-  void loop(const LoopAnalysis& la, double t0, int shown) {
+  // iteration i - 1 has advanced one steady period. Returns when the last bar drawn ends.
+  double loop(const LoopAnalysis& la, double t0, int shown) {
     const auto& env = la.envelope;
     const std::int64_t n = env.iterations;
     std::vector<std::int64_t> iters;
@@ -57,6 +57,7 @@ struct Emitter {
     std::array<double, kResourceCount> load_free{}, compute_free{};
     load_free.fill(t0);
     compute_free.fill(t0);
+    double end = t0;
     for (auto i : iters) {
       const double di = static_cast<double>(i);
       const double dd = static_cast<double>(env.depth);
@@ -81,8 +82,10 @@ struct Emitter {
         for (std::size_t r = 0; r < kResourceCount; ++r)
           if (it.u.t[r] > 0) lane_free[r] = start + it.u.t[r];
         item(it, start, i, phase);
+        end = std::max(end, start + it.duration);
       }
     }
+    return end;
   }
 };
 
@@ -93,10 +96,10 @@ std::vector<report::TimelineEvent> build_timeline(const plan::TileProgram& progr
   std::vector<report::TimelineEvent> events;
   Emitter e{program, events};
   double t = e.segment(wave.head_items, 0.0, "prologue");
-  for (const auto& la : wave.loops) {
-    e.loop(la, t, iterations);
-    t += la.envelope.total();
-  }
+  // What follows a loop starts after its envelope and after its last iteration's bars: a
+  // row walk's last iteration (Loop::register_loads) waits its loads' latency past the
+  // envelope's epilogue, and the tail (the norms' block-wide combine) needs its results.
+  for (const auto& la : wave.loops) t = std::max(t + la.envelope.total(), e.loop(la, t, iterations));
   e.segment(wave.tail_items, t, "epilogue");
   std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
     return a.start_us < b.start_us;

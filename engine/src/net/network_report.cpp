@@ -18,7 +18,8 @@ report::CollectiveReport collective_report(const NetworkHierarchy& net, const Sc
                              .time_us = c.cost.total_s * kUs,
                              .algbw_gbps = c.cost.algbw() / 1e9,
                              .busbw_gbps = c.cost.busbw() / 1e9,
-                             .runs = c.runs};
+                             .runs = c.runs,
+                             .period_us = c.runs > 1 ? c.period_s * kUs : 0};
   double worst = -1;
   for (const auto& st : c.cost.stages) {
     r.stages += st.repeat;
@@ -40,7 +41,8 @@ report::NetworkReport network_report(const SystemSpec& system, const std::vector
     out.collectives.push_back(collective_report(net, c));
     out.comm_us += c.cost.total_s * static_cast<double>(c.runs) * kUs;
     // Stages run one after another after the launch latency; repeats are laid out in full
-    // (capped) so the lanes show every step.
+    // (capped) so the lanes show every step. Runs of a recurring collective are not: each
+    // event says how often and how far apart its stage recurs.
     double t = c.start_s + c.cost.base_s;
     std::int64_t index = 0;
     for (const auto& st : c.cost.stages) {
@@ -62,7 +64,9 @@ report::NetworkReport network_report(const SystemSpec& system, const std::vector
                                 .label = st.label,
                                 .start_us = (t + st.cost.latency_s) * kUs,
                                 .end_us = (t + st.cost.latency_s + load.busy_s) * kUs,
-                                .bytes = load.bytes});
+                                .bytes = load.bytes,
+                                .runs = c.period_s > 0 ? c.runs : 1,
+                                .period_us = c.period_s > 0 ? c.period_s * kUs : 0});
         t += st.cost.time_s();
       }
     }

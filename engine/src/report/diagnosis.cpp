@@ -1,6 +1,7 @@
 #include "tilesight/report/diagnosis.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -19,16 +20,24 @@ std::string format_percent(double x) {
   return buf;
 }
 
-std::string format_si_bytes(double b) {
-  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
-  int u = 0;
-  while (b >= 1000 && u < 4) {
-    b /= 1000;
+// Binary multiples with their IEC names, three significant digits: what the app shows too
+// (ui/format.h), so a figure reads the same in the CLI, the diagnosis and the app.
+std::string format_bytes(double b) {
+  constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
+  std::size_t u = 0;
+  while (std::fabs(b) >= 1024 * 0.9995 && u + 1 < kUnits.size()) {  // 1023.9 KiB reads 1 MiB
+    b /= 1024;
     ++u;
   }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g %s", b, units[u]);
-  return buf;
+  const int magnitude = b == 0 ? 0 : static_cast<int>(std::floor(std::log10(std::fabs(b))));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", std::max(0, 2 - magnitude), b);
+  std::string number = buf;
+  if (number.find('.') != std::string::npos) {
+    number.erase(number.find_last_not_of('0') + 1);
+    if (number.back() == '.') number.pop_back();
+  }
+  return number + " " + kUnits[u];
 }
 
 namespace {
@@ -86,7 +95,7 @@ std::vector<std::string> diagnose(const Prediction& p) {
     out.push_back("Tensor-core pipelines run at " + format_percent(p.clock_factor) +
                   " of their short-kernel rate: a kernel this long is held to the power-limited sustained clock.");
   out.push_back("L2 hit rate " + format_percent(p.l2_hit_rate) + " (" + p.cache_model + "); DRAM traffic " +
-                format_si_bytes(p.dram_bytes) + ".");
+                format_bytes(p.dram_bytes) + ".");
   return out;
 }
 

@@ -70,7 +70,8 @@ nlohmann::json network_json(const NetworkReport& n, bool events) {
     cs.push_back({{"collective", c.collective}, {"algorithm", c.algorithm}, {"protocol", c.protocol},
                   {"devices", c.devices}, {"bytes", std::round(c.bytes)}, {"start_us", r6(c.start_us)},
                   {"time_us", r6(c.time_us)}, {"algbw_gbps", r6(c.algbw_gbps)}, {"busbw_gbps", r6(c.busbw_gbps)},
-                  {"bottleneck_link", c.bottleneck_link}, {"stages", c.stages}, {"runs", c.runs}});
+                  {"bottleneck_link", c.bottleneck_link}, {"stages", c.stages}, {"runs", c.runs},
+                  {"period_us", r6(c.period_us)}});
   j["collectives"] = cs;
   nlohmann::json links = nlohmann::json::array();
   for (const auto& l : n.links)
@@ -83,12 +84,18 @@ nlohmann::json network_json(const NetworkReport& n, bool events) {
     j["comm_us"] = r6(n.comm_us);
     j["compute_us"] = r6(n.compute_us);
     j["overlap_rate"] = r6(n.overlap_rate);
+    j["comm_sms"] = n.comm_sms;
   }
   if (events) {
     nlohmann::json ev = nlohmann::json::array();
-    for (const auto& e : n.events)
+    for (const auto& e : n.events) {
       ev.push_back({{"link", e.link}, {"collective", e.collective}, {"stage", e.stage}, {"label", e.label},
                     {"start_us", r6(e.start_us)}, {"end_us", r6(e.end_us)}, {"bytes", std::round(e.bytes)}});
+      if (e.runs > 1) {
+        ev.back()["runs"] = e.runs;
+        ev.back()["period_us"] = r6(e.period_us);
+      }
+    }
     j["stages"] = ev;
     j["stages_dropped"] = n.events_dropped;
   }

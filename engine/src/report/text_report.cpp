@@ -25,7 +25,7 @@ void header(std::ostringstream& o, const Prediction& p) {
     << p.resident_blocks_per_sm << " resident per SM (limited by " << p.occupancy_limiter << ")\n";
   if (p.flops > 0) o << "Throughput         " << fmt("%.4g", p.achieved_flops_per_s / 1e12) << " TFLOP/s\n";
   o << "L2                 hit rate " << format_percent(p.l2_hit_rate) << " (" << p.cache_model
-    << "), DRAM " << format_si_bytes(p.dram_bytes) << "\n\n";
+    << "), DRAM " << format_bytes(p.dram_bytes) << "\n\n";
 }
 
 void resources(std::ostringstream& o, const Prediction& p) {
@@ -80,7 +80,7 @@ void network(std::ostringstream& o, const Prediction& p) {
   if (n.empty()) return;
   o << "Network on " << n.system << "\n";
   for (const auto& c : n.collectives)
-    o << "  " << c.collective << " " << format_si_bytes(c.bytes) << " on " << c.devices << " GPUs: " << c.algorithm
+    o << "  " << c.collective << " " << format_bytes(c.bytes) << " on " << c.devices << " GPUs: " << c.algorithm
       << "/" << c.protocol << ", " << c.stages << " stages, " << format_us(c.time_us) << " (algbw "
       << fmt("%.4g", c.algbw_gbps) << " GB/s, busbw " << fmt("%.4g", c.busbw_gbps) << " GB/s)"
       << (c.runs > 1 ? " x " + std::to_string(c.runs) : "") << "\n";
@@ -92,7 +92,7 @@ void network(std::ostringstream& o, const Prediction& p) {
     const auto& l = n.links[i];
     char line[160];
     std::snprintf(line, sizeof line, "  %-20s %-12s %10s %10.4g %6s", l.link.c_str(), l.type.c_str(),
-                  format_si_bytes(l.bytes).c_str(), l.busy_us, format_percent(l.utilization).c_str());
+                  format_bytes(l.bytes).c_str(), l.busy_us, format_percent(l.utilization).c_str());
     o << line << (l.link == n.bottleneck_link ? "  <- bottleneck link" : "") << "\n";
   }
   if (n.links.size() > 8) o << "  ... " << n.links.size() - 8 << " more links\n";

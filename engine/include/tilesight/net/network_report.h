@@ -16,8 +16,9 @@ namespace tilesight::net {
 // A collective placed on the prediction's time axis.
 struct ScheduledCollective {
   CollectiveCost cost;
-  double start_s = 0;
+  double start_s = 0;     // of the first run
   std::int64_t runs = 1;  // times it runs (a decode step's per-layer all-reduce: layers)
+  double period_s = 0;    // runs > 1: from one run's start to the next's (a layer's time)
 };
 
 inline constexpr std::size_t kMaxNetworkEvents = 2000;

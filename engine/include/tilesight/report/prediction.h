@@ -89,6 +89,10 @@ struct NetworkStageEvent {
   double start_us = 0;
   double end_us = 0;
   double bytes = 0;
+  // The stage of every run of a collective that runs more than once (a decode step's
+  // per-layer all-reduce): again every period_us after start_us, runs times in all.
+  std::int64_t runs = 1;
+  double period_us = 0;
 };
 
 struct LinkUtilization {
@@ -112,6 +116,7 @@ struct CollectiveReport {
   std::string bottleneck_link;
   std::int64_t stages = 0;  // stages run, repeats counted
   std::int64_t runs = 1;    // times the collective runs (time_us is one run)
+  double period_us = 0;     // runs > 1: from one run's start to the next's
 };
 
 // Cross-device traffic of a prediction (§3.6); empty for single-GPU plans.
@@ -126,6 +131,8 @@ struct NetworkReport {
   double comm_us = 0;        // communication alone
   double compute_us = 0;     // computation alone
   double overlap_rate = 0;   // share of comm_us hidden under computation, 0..1
+  std::int64_t comm_sms = 0; // fused kernels: SMs NCCL's CTAs hold beside the compute on two
+                             // streams (the plan's `comm_sms`, else NCCL's channels); 0 otherwise
   bool empty() const { return collectives.empty(); }
 };
 
