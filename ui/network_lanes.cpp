@@ -18,7 +18,20 @@ void NetworkLanes::setNetwork(const report::NetworkReport& n, double latency_us)
     if (static_cast<int>(links_.size()) >= kMaxLanes) break;
     links_.push_back(l);
   }
-  events_ = n.events;
+  std::map<std::string, int> row, collective_colour;
+  for (int i = 0; i < lanes(); ++i) row[links_[static_cast<std::size_t>(i)].link] = i;
+  bars_.clear();
+  for (const auto& e : n.events) {
+    const auto it = row.find(e.link);
+    if (it == row.end()) continue;
+    const int colour =
+        collective_colour.emplace(e.collective, static_cast<int>(collective_colour.size()) % 3).first->second;
+    for (std::int64_t k = 0; k < std::max<std::int64_t>(e.runs, 1); ++k) {
+      const double shift = static_cast<double>(k) * e.period_us;
+      bars_.push_back({it->second, colour, e.start_us + shift, e.end_us + shift});
+    }
+  }
+  std::stable_sort(bars_.begin(), bars_.end(), [](const Bar& a, const Bar& b) { return a.start_us < b.start_us; });
   latency_us_ = latency_us;
   // The names as wide as the longest needs (not a fixed column that leaves a narrow dock
   // no room for the bars), the percentages as wide as "100%".
@@ -32,6 +45,13 @@ void NetworkLanes::setNetwork(const report::NetworkReport& n, double latency_us)
   update();
 }
 
+std::vector<std::pair<double, double>> NetworkLanes::barsOf(int row) const {
+  std::vector<std::pair<double, double>> out;
+  for (const Bar& b : bars_)
+    if (b.row == row) out.emplace_back(b.start_us, b.end_us);
+  return out;
+}
+
 void NetworkLanes::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), Qt::white);
@@ -40,11 +60,8 @@ void NetworkLanes::paintEvent(QPaintEvent*) {
   auto x_of = [&](double us) {
     return x0 + static_cast<int>((x1 - x0) * std::clamp(us / latency_us_, 0.0, 1.0));
   };
-  std::map<std::string, int> row;
-  for (int i = 0; i < lanes(); ++i) row[links_[static_cast<std::size_t>(i)].link] = i;
   const QColor colors[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xf5, 0x85, 0x18),
                            QColor(0x54, 0xa2, 0x4b)};
-  std::map<std::string, int> collective_color;
   for (int i = 0; i < lanes(); ++i) {
     const auto& l = links_[static_cast<std::size_t>(i)];
     const int y = i * kLaneHeight;
@@ -56,14 +73,9 @@ void NetworkLanes::paintEvent(QPaintEvent*) {
     p.setPen(QColor(0xdd, 0xdd, 0xdd));
     p.drawLine(x0, y + kLaneHeight - 1, x1, y + kLaneHeight - 1);
   }
-  for (const auto& e : events_) {
-    auto it = row.find(e.link);
-    if (it == row.end()) continue;
-    const int c =
-        collective_color.emplace(e.collective, static_cast<int>(collective_color.size()) % 3)
-            .first->second;
-    const int xa = x_of(e.start_us), xb = std::max(xa + 1, x_of(e.end_us));
-    p.fillRect(QRect(xa, it->second * kLaneHeight + 3, xb - xa, kLaneHeight - 6), colors[c]);
+  for (const Bar& b : bars_) {
+    const int xa = x_of(b.start_us), xb = std::max(xa + 1, x_of(b.end_us));
+    p.fillRect(QRect(xa, b.row * kLaneHeight + 3, xb - xa, kLaneHeight - 6), colors[b.colour]);
   }
   const int axis = lanes() * kLaneHeight + 2;
   p.setPen(Qt::darkGray);

@@ -6,8 +6,9 @@
 //   nvswitch->gpu0  |██ ██ ██ ██ ██ ██ ██|  96%
 //                   0               1.36 ms
 //
-// Drawn in the Network lanes dock and, for plans without a one-SM timeline (a collective),
-// in the timeline's place.
+// A collective that runs once per layer (a decode step's all-reduces) is drawn at every run,
+// a layer apart. Drawn in the Network lanes dock and, for plans without a one-SM timeline
+// (a collective), in the timeline's place.
 #pragma once
 
 #include <QWidget>
@@ -26,6 +27,9 @@ class NetworkLanes : public QWidget {
 
   void setNetwork(const report::NetworkReport& network, double latency_us);
   int lanes() const { return static_cast<int>(links_.size()); }
+  // The bars of lane `row` (from the top) as drawn: [start, end] in µs, every run of a
+  // recurring stage (NetworkStageEvent::runs) its own bar, in time order.
+  std::vector<std::pair<double, double>> barsOf(int row) const;
   // Pixels of the time axis, between the link names and the percentages.
   int barWidth() const { return std::max(10, width() - util_width_ - label_width_); }
 
@@ -33,8 +37,12 @@ class NetworkLanes : public QWidget {
   void paintEvent(QPaintEvent* event) override;
 
  private:
+  struct Bar {
+    int row = 0, colour = 0;
+    double start_us = 0, end_us = 0;
+  };
   std::vector<report::LinkUtilization> links_;
-  std::vector<report::NetworkStageEvent> events_;
+  std::vector<Bar> bars_;
   double latency_us_ = 0;
   int label_width_ = 0, util_width_ = 0;
 };

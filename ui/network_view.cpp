@@ -79,4 +79,8 @@ int NetworkView::laneBarWidth() const {
   return lanes_->barWidth();
 }
 
+std::vector<std::pair<double, double>> NetworkView::laneBars(int row) const {
+  return lanes_->barsOf(row);
+}
+
 }  // namespace tilesight::ui

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <QWidget>
+#include <utility>
+#include <vector>
 
 #include "tilesight/report/prediction.h"
 
@@ -29,6 +31,7 @@ class NetworkView : public QWidget {
   QString headline() const;
   int laneCount() const;  // links drawn
   int laneBarWidth() const;  // pixels of the time axis, between the link names and the %
+  std::vector<std::pair<double, double>> laneBars(int row) const;  // NetworkLanes::barsOf
 
  private:
   QLabel* headline_ = nullptr;

@@ -3,6 +3,8 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <limits>
+#include <map>
 
 #include "ui/format.h"
 
@@ -19,6 +21,26 @@ TimelinePhases timeline_phases(const std::vector<report::TimelineEvent>& events)
   phases.prologue_end = prologue_end > 0 ? prologue_end : phases.end;
   phases.epilogue_start = epilogue_start >= 0 ? std::max(epilogue_start, phases.prologue_end) : phases.end;
   return phases;
+}
+
+std::vector<std::string> action_order(const std::vector<report::TimelineEvent>& events,
+                                      const std::vector<report::LoopReport>& loops) {
+  // Rank: (part, position in the part) with part 0 before the loops, 1 a loop's, 2 after.
+  std::map<std::string, std::pair<int, double>> rank;
+  double position = 0;
+  for (const auto& loop : loops)
+    for (const auto& name : loop.best_order) rank.emplace(name, std::make_pair(1, position++));
+  double first_loop_bar = std::numeric_limits<double>::infinity();
+  for (const auto& e : events)
+    if (e.iteration >= 0) first_loop_bar = std::min(first_loop_bar, e.start_us);
+  for (const auto& e : events)  // by start time: the first bar of each action decides
+    rank.emplace(e.action, std::make_pair(e.start_us < first_loop_bar ? 0 : 2, e.start_us));
+  std::vector<std::string> order;
+  for (const auto& e : events)
+    if (std::find(order.begin(), order.end(), e.action) == order.end()) order.push_back(e.action);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const std::string& a, const std::string& b) { return rank.at(a) < rank.at(b); });
+  return order;
 }
 
 void set_up_timeline_plot(QCustomPlot& plot) {
@@ -128,6 +150,33 @@ BarItems add_bar(QCustomPlot& plot, const TimeFold& fold, const report::Timeline
   label->setSelectable(false);
   label->setLayer(kBarLabelLayer);
   return {bar, label};
+}
+
+std::vector<report::NetworkStageEvent> link_stages(const report::NetworkReport& network, double until_us) {
+  std::vector<report::NetworkStageEvent> out;
+  if (network.links.empty()) return out;
+  const std::string& link = network.links.front().link;
+  for (const auto& e : network.events) {
+    if (e.link != link) continue;
+    for (std::int64_t k = 0; k < std::max<std::int64_t>(e.runs, 1); ++k) {
+      report::NetworkStageEvent run = e;
+      run.start_us += static_cast<double>(k) * e.period_us;
+      run.end_us += static_cast<double>(k) * e.period_us;
+      if (run.start_us < until_us) out.push_back(run);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.start_us < b.start_us; });
+  return out;
+}
+
+// The Network lanes' blue (ui/network_lanes.cpp), outlined, the step inside.
+BarItems add_link_stage(QCustomPlot& plot, const TimeFold& fold, const report::NetworkStageEvent& stage,
+                        double row) {
+  report::TimelineEvent as_bar{.action = stage.collective, .resource = Resource::kNet, .start_us = stage.start_us,
+                               .end_us = stage.end_us, .iteration = stage.stage};
+  BarItems items = add_bar(plot, fold, as_bar, row, QColor(0x4c, 0x78, 0xa8));
+  items.label->setText(QStringLiteral("%1 %2").arg(QString::fromStdString(stage.label)).arg(stage.stage));
+  return items;
 }
 
 void add_action_legend(QCustomPlot& plot, const std::vector<std::string>& actions) {

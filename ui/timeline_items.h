@@ -38,6 +38,14 @@ struct TimelinePhases {
 };
 TimelinePhases timeline_phases(const std::vector<report::TimelineEvent>& events);
 
+// The actions in the engine's order, which the legend and the colours follow: what runs
+// before the first loop, then each loop's actions in its best order (eq. 5; the report's
+// "order: load_x -> reduce -> load_w -> apply -> store_out"), then what runs after, each
+// part by time. (Ordered by first bar instead, a row walk's legend read load_x, load_w,
+// reduce: its loads run ahead of its arithmetic.)
+std::vector<std::string> action_order(const std::vector<report::TimelineEvent>& events,
+                                      const std::vector<report::LoopReport>& loops);
+
 // The plot's layers (shading under the grid, bar labels above the bars), its legend row and
 // its lane axis: one row per lane, top to bottom.
 void set_up_timeline_plot(QCustomPlot& plot);
@@ -63,6 +71,13 @@ struct BarItems {
 // An event on the lane in row `row`.
 BarItems add_bar(QCustomPlot& plot, const TimeFold& fold, const report::TimelineEvent& event, double row,
                  const QColor& color);
+
+// A fused kernel's (ag_gemm, gemm_rs, ulysses_attention) Net lane: the collective stages of
+// one link, the busiest, that start before `until_us` (the SM lanes' end), every run of a
+// recurring one, in time order; drawn on the same clock as the SM's bars.
+std::vector<report::NetworkStageEvent> link_stages(const report::NetworkReport& network, double until_us);
+BarItems add_link_stage(QCustomPlot& plot, const TimeFold& fold, const report::NetworkStageEvent& stage,
+                        double row);
 
 // One legend swatch per action name, in this order (action_color(i) for the i-th).
 void add_action_legend(QCustomPlot& plot, const std::vector<std::string>& actions);

@@ -14,6 +14,7 @@
 
 #include "ui/format.h"
 #include "ui/plot_style.h"
+#include "ui/profile_pipelines.h"
 #include "ui/timeline_placeholder.h"
 
 namespace tilesight::ui {
@@ -24,10 +25,6 @@ constexpr double kMinSpanUs = 0.01;
 
 QString lane_name(Resource r) {
   return to_qstring(resource_lane(r));
-}
-
-std::vector<Resource> all_lanes() {
-  return {kAllResources.begin(), kAllResources.end()};
 }
 
 }  // namespace
@@ -49,7 +46,6 @@ TimelineView::TimelineView(QWidget* parent)
 
   apply_plot_style(*plot_);
   set_up_timeline_plot(*plot_);
-  set_lane_axis(*plot_, all_lanes());
   plot_->xAxis->setTicker(ticker_);
   plot_->xAxis->setSubTicks(false);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -58,7 +54,7 @@ TimelineView::TimelineView(QWidget* parent)
   plot_->axisRect()->setMinimumMargins(QMargins(0, QFontMetrics(plot_->font()).height() + 6, 0, 0));
   message_ = add_plot_message(*plot_);
   set_plot_message(message_, tr("no timeline yet"));
-  add_lane_bands(*plot_, kResourceCount);
+  setLanes({kAllResources.begin(), kAllResources.end()});
   connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
           [this] { keepRangeInside(); });
   connect(plot_, &QCustomPlot::afterLayout, this, [this] { updateLabels(); });
@@ -125,7 +121,25 @@ void TimelineView::setPrediction(const report::Prediction& prediction) {
   for (QToolButton* b : findChildren<QToolButton*>()) b->setEnabled(!events_.empty());
   findChild<QLabel*>(QStringLiteral("timeline_hint"))->setVisible(!events_.empty());
   phases_ = timeline_phases(events_);
+  actions_ = action_order(events_, prediction.loops);
+  stages_ = events_.empty() ? std::vector<report::NetworkStageEvent>{} : link_stages(prediction.network, phases_.end);
+  stage_link_ = prediction.network.links.empty() ? std::string() : prediction.network.links.front().link;
+  setLanes(timeline_lanes(prediction));
   rebuild();
+}
+
+void TimelineView::setLanes(std::vector<Resource> lanes) {
+  if (lanes == lanes_) return;
+  lanes_ = std::move(lanes);
+  for (auto* band : lane_bands_) plot_->removeItem(band);
+  lane_bands_ = add_lane_bands(*plot_, lanes_.size());
+  set_lane_axis(*plot_, lanes_);
+}
+
+// The row of a pipeline's lane (timeline_lanes gives every event's pipeline a lane).
+double TimelineView::rowOf(Resource r) const {
+  const auto it = std::find(lanes_.begin(), lanes_.end(), r);
+  return static_cast<double>(it - lanes_.begin());
 }
 
 int TimelineView::networkLaneCount() const {
@@ -160,6 +174,7 @@ void TimelineView::rebuild() {
       phase_labels_.push_back(span.label);
     }
   addBars();
+  addLinkStages();
   add_action_legend(*plot_, actions_);
   applyHighlight();
   // A composed prediction (llm_decode: many kernels) has no one-SM timeline: the message
@@ -170,14 +185,11 @@ void TimelineView::rebuild() {
   fitAll();
 }
 
-// Colours in order of first appearance. A bar that overlaps another on its lane gets no
-// label (its tooltip still names it), so text never sits on a neighbour's bar.
+// Colours in the engine's order of the actions (actions_). A bar that overlaps another on its
+// lane gets no label (its tooltip still names it), so text never sits on a neighbour's bar.
 void TimelineView::addBars() {
   std::map<std::string, int> colour;
-  actions_.clear();
-  for (const auto& e : events_)
-    if (colour.emplace(e.action, static_cast<int>(actions_.size())).second)
-      actions_.push_back(e.action);
+  for (const auto& name : actions_) colour.emplace(name, static_cast<int>(colour.size()));
   overlapped_.assign(events_.size(), false);
   for (std::size_t i = 0; i < events_.size(); ++i)
     for (std::size_t j = i + 1; j < events_.size(); ++j) {
@@ -187,9 +199,17 @@ void TimelineView::addBars() {
     }
   for (const auto& e : events_) {
     const BarItems items =
-        add_bar(*plot_, fold_, e, static_cast<double>(index(e.resource)), action_color(colour.at(e.action)));
+        add_bar(*plot_, fold_, e, rowOf(e.resource), action_color(colour.at(e.action)));
     bars_.push_back(items.bar);
     bar_labels_.push_back(items.label);
+  }
+}
+
+void TimelineView::addLinkStages() {
+  for (const auto& stage : stages_) {
+    const BarItems items = add_link_stage(*plot_, fold_, stage, rowOf(Resource::kNet));
+    stage_bars_.push_back(items.bar);
+    stage_labels_.push_back(items.label);
   }
 }
 
@@ -205,6 +225,10 @@ void TimelineView::clearScene() {
   for (auto* item : bar_labels_) plot_->removeItem(item);
   for (auto* item : phase_rects_) plot_->removeItem(item);
   for (auto* item : phase_labels_) plot_->removeItem(item);
+  for (auto* item : stage_bars_) plot_->removeItem(item);
+  for (auto* item : stage_labels_) plot_->removeItem(item);
+  stage_bars_.clear();
+  stage_labels_.clear();
   bars_.clear();
   bar_labels_.clear();
   phase_rects_.clear();
@@ -226,6 +250,13 @@ void TimelineView::updateLabels() {
     bar_labels_[i]->setVisible(!overlapped_[i] &&
                                fits(bar_labels_[i], pixel_width(fold_.to_view(events_[i].start_us),
                                                                 fold_.to_view(events_[i].end_us))));
+  // A link stage across the fold would put its name on the fold's own label.
+  for (std::size_t i = 0; i < stage_labels_.size(); ++i) {
+    const auto& s = stages_[i];
+    const bool folded = fold_.active() && s.start_us < fold_.to && s.end_us > fold_.from;
+    stage_labels_[i]->setVisible(
+        !folded && fits(stage_labels_[i], pixel_width(fold_.to_view(s.start_us), fold_.to_view(s.end_us))));
+  }
   for (std::size_t i = 0; i < phase_labels_.size(); ++i)
     phase_labels_[i]->setVisible(
         fits(phase_labels_[i], pixel_width(phase_rects_[i]->topLeft->coords().x(),
@@ -267,7 +298,7 @@ std::optional<std::size_t> TimelineView::eventAt(const QPointF& pixel) const {
   const double slack = std::abs(plot_->xAxis->pixelToCoord(pixel.x() + 2) - x);
   for (std::size_t i = events_.size(); i-- > 0;) {  // the last drawn is on top
     const auto& e = events_[i];
-    if (std::abs(lane - static_cast<double>(index(e.resource))) > kBarHalfHeight) continue;
+    if (std::abs(lane - rowOf(e.resource)) > kBarHalfHeight) continue;
     if (x >= fold_.to_view(e.start_us) - slack && x <= fold_.to_view(e.end_us) + slack) return i;
   }
   return std::nullopt;
@@ -285,6 +316,29 @@ QString TimelineView::toolTipFor(std::size_t i) const {
                    format_time_us(e.end_us - e.start_us));
   if (e.bytes > 0) text += tr("<br>bytes: %1").arg(format_bytes(e.bytes));
   if (e.flops > 0) text += tr("<br>FLOPs: %1").arg(format_flops(e.flops));
+  return text;
+}
+
+std::optional<std::size_t> TimelineView::linkStageAt(const QPointF& pixel) const {
+  if (std::find(lanes_.begin(), lanes_.end(), Resource::kNet) == lanes_.end()) return std::nullopt;
+  if (std::abs(plot_->yAxis->pixelToCoord(pixel.y()) - rowOf(Resource::kNet)) > kBarHalfHeight) return std::nullopt;
+  const double x = plot_->xAxis->pixelToCoord(pixel.x());
+  for (std::size_t i = stages_.size(); i-- > 0;)
+    if (x >= fold_.to_view(stages_[i].start_us) && x <= fold_.to_view(stages_[i].end_us)) return i;
+  return std::nullopt;
+}
+
+QString TimelineView::toolTipForStage(std::size_t i) const {
+  const auto& s = stages_.at(i);
+  QString text = QStringLiteral("<b>%1</b> · %2 %3")
+                     .arg(QString::fromStdString(s.collective).toHtmlEscaped(),
+                          QString::fromStdString(s.label).toHtmlEscaped())
+                     .arg(s.stage);
+  text += tr("<br>link: %1 (the busiest; the Network lanes show every link)")
+              .arg(QString::fromStdString(stage_link_).toHtmlEscaped());
+  text += tr("<br>time: %1 → %2 (%3)")
+              .arg(format_time_us(s.start_us), format_time_us(s.end_us), format_time_us(s.end_us - s.start_us));
+  text += tr("<br>bytes: %1").arg(format_bytes(s.bytes));
   return text;
 }
 
@@ -325,6 +379,8 @@ void TimelineView::onMouseMove(QMouseEvent* event) {
   if (event->buttons() != Qt::NoButton) return;  // dragging: no tooltips
   if (auto i = eventAt(event->position()))
     QToolTip::showText(event->globalPosition().toPoint(), toolTipFor(*i), plot_);
+  else if (auto s = linkStageAt(event->position()))
+    QToolTip::showText(event->globalPosition().toPoint(), toolTipForStage(*s), plot_);
   else
     QToolTip::hideText();
 }

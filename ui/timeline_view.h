@@ -1,4 +1,4 @@
-// Timeline of one SM during the first wave: one lane per pipeline, one bar per
+// Timeline of one SM during the first wave: one lane per pipeline of the hardware, one bar per
 // report::TimelineEvent, coloured by action, with the prologue, the steady state and the
 // epilogue shaded behind:
 //
@@ -50,6 +50,11 @@ class TimelineView : public QWidget {
   // Index into the prediction's timeline of the bar at a point of the plot, if any.
   std::optional<std::size_t> eventAt(const QPointF& pixel) const;
   QString toolTipFor(std::size_t event) const;
+  // A fused kernel's Net lane: the stages of its busiest link while the SM's bars run
+  // (link_stages in timeline_items.h), and the one at a point of the plot, if any.
+  const std::vector<report::NetworkStageEvent>& linkStages() const { return stages_; }
+  std::optional<std::size_t> linkStageAt(const QPointF& pixel) const;
+  QString toolTipForStage(std::size_t stage) const;
 
   void fitAll();
   void zoomTo(double from_us, double to_us);  // real times; the fold is applied
@@ -60,6 +65,8 @@ class TimelineView : public QWidget {
   void highlightAction(const QString& action);
   const QString& highlightedAction() const { return highlighted_; }
   int highlightedBarCount() const;
+  // The legend's action names, in the engine's order (action_order in timeline_items.h).
+  const std::vector<std::string>& legendActions() const { return actions_; }
   // A click (not a drag) at a point of the plot: emits actionClicked for the bar there.
   void clickAt(const QPointF& pixel);
   const TimeFold& fold() const { return fold_; }
@@ -67,6 +74,9 @@ class TimelineView : public QWidget {
   // the links drawn under it (a collective's stages over time).
   QString emptyText() const;
   int networkLaneCount() const;
+  // The lanes drawn, top to bottom: the pipelines the plan's hardware has (no TMEM lane on
+  // an H200, no Net lane on one GPU; ui/profile_pipelines.h).
+  const std::vector<Resource>& lanes() const { return lanes_; }
 
  signals:
   void actionClicked(const QString& action);  // "" for a click on no bar
@@ -79,10 +89,13 @@ class TimelineView : public QWidget {
   void rebuild();
   void clearScene();
   void addBars();
+  void addLinkStages();
   void updateLabels();
   void keepRangeInside();
   void onMouseMove(QMouseEvent* event);
   void applyHighlight();
+  void setLanes(std::vector<Resource> lanes);
+  double rowOf(Resource r) const;
 
   QCustomPlot* plot_ = nullptr;
   QCPItemText* message_ = nullptr;
@@ -91,12 +104,18 @@ class TimelineView : public QWidget {
   QSharedPointer<FoldedTimeTicker> ticker_;
   TimeFold fold_;
   std::vector<report::TimelineEvent> events_;
-  std::vector<std::string> actions_;  // in order of first appearance: colour index
+  std::vector<report::NetworkStageEvent> stages_;  // on the Net lane
+  std::string stage_link_;
+  std::vector<std::string> actions_;  // in the engine's order (action_order): colour index
   std::vector<bool> overlapped_;      // per event: another bar on its lane overlaps it
   std::vector<QCPItemRect*> bars_;
   std::vector<QCPItemText*> bar_labels_;
+  std::vector<QCPItemRect*> stage_bars_;
+  std::vector<QCPItemText*> stage_labels_;
   std::vector<QCPItemRect*> phase_rects_;
   std::vector<QCPItemText*> phase_labels_;
+  std::vector<Resource> lanes_;
+  std::vector<QCPItemRect*> lane_bands_;
   TimelinePhases phases_;
   QString highlighted_;
   QPointF press_at_;

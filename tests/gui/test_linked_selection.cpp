@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 
 #include <QtTest>
+#include <algorithm>
 
 #include "gui_test_util.h"
 #include "ui/main_window.h"
@@ -44,7 +45,8 @@ class LinkedSelectionTest : public QObject {
     const auto& e = events.front();
     const QPointF centre(
         timeline->plot()->xAxis->coordToPixel(timeline->fold().to_view((e.start_us + e.end_us) / 2)),
-        timeline->plot()->yAxis->coordToPixel(static_cast<double>(index(e.resource))));
+        timeline->plot()->yAxis->coordToPixel(static_cast<double>(
+            std::find(timeline->lanes().begin(), timeline->lanes().end(), e.resource) - timeline->lanes().begin())));
     const auto hit = timeline->eventAt(centre);
     QVERIFY(hit);
     timeline->clickAt(centre);

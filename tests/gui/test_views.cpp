@@ -9,6 +9,7 @@
 #include <QToolButton>
 #include <QWheelEvent>
 #include <QtTest>
+#include <algorithm>
 
 #include "gui_test_util.h"
 #include "ui/envelope_view.h"
@@ -56,7 +57,8 @@ class ViewsTest : public QObject {
     const auto& e = prediction_.timeline.front();
     const QPointF centre(
         view.plot()->xAxis->coordToPixel(view.fold().to_view((e.start_us + e.end_us) / 2)),
-        view.plot()->yAxis->coordToPixel(static_cast<double>(index(e.resource))));
+        view.plot()->yAxis->coordToPixel(static_cast<double>(
+            std::find(view.lanes().begin(), view.lanes().end(), e.resource) - view.lanes().begin())));
     const auto hit = view.eventAt(centre);
     QVERIFY(hit.has_value());
     const QString tip = view.toolTipFor(*hit);
@@ -117,6 +119,79 @@ class ViewsTest : public QObject {
     QVERIFY(qAbs(view.plot()->xAxis->range().size() - fitted.size()) < 1e-9 * fitted.size());
     zoom_in->trigger();
     QVERIFY(qAbs(view.plot()->xAxis->range().size() - fitted.size() / 1.5) < 1e-6 * fitted.size());
+  }
+
+  // One lane per pipeline the hardware has (hw_profiles/*.json): an MI210 and an H200 have
+  // no tensor memory and no L1.5 tier, one GPU no network; a B200 has both; ag_gemm runs on
+  // a system of eight H200s, whose links are its Net lane.
+  void timelineLanesAreTheHardwaresPipelines() {
+    auto lanes = [](const char* example) {
+      auto outcome = predict_plan(test::example(example));
+      if (!outcome.prediction) return QStringList{QString::fromStdString(join(outcome.errors))};
+      TimelineView view;
+      view.resize(1000, 500);
+      view.setPrediction(*outcome.prediction);
+      QStringList names;
+      for (Resource r : view.lanes()) names << QString::fromUtf8(resource_lane(r).data());
+      // The axis has a row per lane and a tick label per row, nothing for the others.
+      const auto ticker = view.plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+      if (!ticker || ticker->ticks().size() != names.size()) return QStringList{"ticks differ"};
+      if (view.plot()->yAxis->range().size() != names.size()) return QStringList{"range differs"};
+      return names;
+    };
+    const QStringList gpu{"TC", "CUDA", "SFU", "SMEM", "L2", "DRAM"};
+    QCOMPARE(lanes("gemm_mi210.json"), gpu);
+    QCOMPARE(lanes("gemm_h200.json"), gpu);
+    QCOMPARE(lanes("gemm_b200.json"), (QStringList{"TC", "CUDA", "SFU", "TMEM", "SMEM", "L1.5", "L2", "DRAM"}));
+    QCOMPARE(lanes("ag_gemm_h200x8.json"), gpu + QStringList{"Net"});
+  }
+
+  // ag_gemm overlaps its all-gather with the GEMM: the Net lane shows the ring steps of the
+  // busiest link on the SM's clock, those that start while the SM's bars run.
+  void fusedKernelsNetLaneShowsItsLinkStages() {
+    auto outcome = predict_plan(test::example("ag_gemm_h200x8.json"));
+    QVERIFY2(outcome.prediction, join(outcome.errors).c_str());
+    const report::Prediction& p = *outcome.prediction;
+    TimelineView view;
+    view.resize(1000, 500);
+    view.show();
+    view.setPrediction(p);
+    view.plot()->replot();
+    double sm_end = 0;
+    for (const auto& e : p.timeline) sm_end = std::max(sm_end, e.end_us);
+    std::vector<double> starts;  // the engine's stages of that link, by hand
+    for (const auto& e : p.network.events)
+      if (e.link == p.network.links.front().link && e.start_us < sm_end) starts.push_back(e.start_us);
+    QVERIFY(!starts.empty());
+    QCOMPARE(view.linkStages().size(), starts.size());
+    QCOMPARE(view.linkStages().front().start_us, starts.front());
+    QCOMPARE(view.linkStages().front().link, p.network.links.front().link);
+    // Hovering the first stage's bar on the Net lane (the last row) names it and its link.
+    const auto& first = view.linkStages().front();
+    const double row = static_cast<double>(view.lanes().size() - 1);
+    QCOMPARE(view.lanes().back(), Resource::kNet);
+    const double mid = std::min((first.start_us + first.end_us) / 2, sm_end * 0.99);
+    const QPointF at(view.plot()->xAxis->coordToPixel(view.fold().to_view(mid)), view.plot()->yAxis->coordToPixel(row));
+    QVERIFY(view.linkStageAt(at) == std::optional<std::size_t>(0));
+    const QString tip = view.toolTipForStage(0);
+    QVERIFY2(tip.contains("all_gather") && tip.contains(QString::fromStdString(first.link).toHtmlEscaped()), qPrintable(tip));
+    QCOMPARE(view.barCount(), static_cast<int>(p.timeline.size()));  // the SM's bars as before
+  }
+
+  // The legend and the colours follow the engine's order of the actions, as the report's
+  // "order:" line gives the loop: rmsnorm's walk reduces X before it loads the weights,
+  // though its loads' bars come first; the block combine after the walk comes last.
+  void timelineLegendFollowsTheEnginesOrder() {
+    auto outcome = predict_plan(test::example("rmsnorm_h200.json"));
+    QVERIFY2(outcome.prediction, join(outcome.errors).c_str());
+    const std::vector<std::string> loop{"load_x", "reduce", "load_w", "apply", "store_out"};
+    QVERIFY(outcome.prediction->loops.at(0).best_order == loop);
+    TimelineView view;
+    view.setPrediction(*outcome.prediction);
+    auto expected = loop;
+    expected.push_back("combine");
+    QVERIFY(view.legendActions() == expected);
+    QCOMPARE(view.plot()->plottable(1)->name(), QString("reduce"));  // the legend's second swatch
   }
 
   // A collective has no one-SM timeline: the view says so and draws its link stages over
@@ -213,6 +288,36 @@ class ViewsTest : public QObject {
     NetworkView view;
     view.setPrediction(prediction_);
     QCOMPARE(view.headline(), QString("no cross-device traffic"));
+  }
+
+  // A decode step's all-reduces run once per layer: the lanes draw every run where it
+  // happens, a layer apart, not all of them at the step's start.
+  void networkLanesSpreadADecodeStepsCollectivesOverItsLayers() {
+    auto outcome = predict_plan(test::example("llm_decode_h200x8.json"));
+    QVERIFY2(outcome.prediction, join(outcome.errors).c_str());
+    const report::Prediction& p = *outcome.prediction;
+    const auto& attention = p.network.collectives.at(0);  // all_reduce (attention, tp)
+    QCOMPARE(attention.runs, std::int64_t{80});             // one per layer
+    // Its first run follows the layer's first kernels; a layer later comes the next.
+    double before = 0, layer = 0;
+    for (const auto& [op, us] : p.serve.per_layer_us) {
+      if (op == "input rmsnorm" || op == "qkv projection" || op == "attention (decode)" || op == "o projection")
+        before += us;
+      if (op != "final rmsnorm" && op != "lm_head") layer += us;
+    }
+    QVERIFY2(qAbs(attention.start_us - before) < 1e-6 * before, qPrintable(QString::number(attention.start_us)));
+    QVERIFY2(qAbs(attention.period_us - layer) < 1e-6 * layer, qPrintable(QString::number(attention.period_us)));
+    NetworkView view;
+    view.resize(900, 500);
+    view.setPrediction(p);
+    std::size_t drawn = 0;
+    for (const auto& e : p.network.events)
+      if (e.link == p.network.links.front().link) drawn += static_cast<std::size_t>(e.runs);
+    const auto bars = view.laneBars(0);
+    QCOMPARE(bars.size(), drawn);
+    QVERIFY(bars.front().first >= attention.start_us);
+    QVERIFY(bars.back().first >= 79 * layer);  // the last layer's
+    QVERIFY(bars.back().second <= p.latency_us);
   }
 
   void utilizationModelPassesTheTester() {
