@@ -18,6 +18,7 @@
 #include "tilesight/kernels/plan_input.h"
 #include "tilesight/plan/tile_program.h"
 #include "ui/action_properties.h"
+#include "ui/dag_minimap.h"
 #include "ui/dag_scene.h"
 #include "ui/plan_edits.h"
 
@@ -33,6 +34,7 @@ PlanEditor::PlanEditor(QWidget* parent)
   view_->setDragMode(QGraphicsView::ScrollHandDrag);
   view_->setBackgroundBrush(QColor(0xfa, 0xfa, 0xfa));
   view_->viewport()->installEventFilter(this);
+  minimap_ = new DagMinimap(view_);
   note_->setObjectName(QStringLiteral("plan_note"));
   note_->setWordWrap(true);
   note_->setStyleSheet(QStringLiteral("color: #555; padding: 0 4px;"));
@@ -195,6 +197,7 @@ void PlanEditor::zoomBy(double factor, const QPoint& anchor) {
   const QPointF centre = view_->mapToScene(view_->viewport()->rect().center());
   view_->centerOn(centre + fixed - moved);
   user_zoom_ = true;
+  minimap_->refresh();
 }
 
 bool PlanEditor::eventFilter(QObject* watched, QEvent* event) {
@@ -218,10 +221,14 @@ void PlanEditor::fitView() {
   // one until its labels cannot be read.
   const double scale = std::clamp(fit, kMinScale, 1.0);
   view_->setTransform(QTransform::fromScale(scale, scale));
-  if (scale <= fit) return view_->centerOn(r.center());
-  const QSizeF shown = QSizeF(view_->viewport()->size()) / scale;
-  view_->centerOn(r.center().x() > r.left() + shown.width() / 2 ? r.center().x() : r.left() + shown.width() / 2,
-                  r.top() + shown.height() / 2);  // the top of the DAG: where it starts
+  if (scale <= fit) {
+    view_->centerOn(r.center());
+  } else {
+    const QSizeF shown = QSizeF(view_->viewport()->size()) / scale;
+    view_->centerOn(r.center().x() > r.left() + shown.width() / 2 ? r.center().x() : r.left() + shown.width() / 2,
+                    r.top() + shown.height() / 2);  // the top of the DAG: where it starts
+  }
+  minimap_->refresh();
 }
 
 double PlanEditor::viewScale() const {

@@ -13,7 +13,8 @@
 // Fit shows the whole DAG when it fits at a readable size (PlanEditor::kMinScale), else the
 // top of it (the loads) at that size, with scroll bars. Ctrl+wheel (or Ctrl++ / Ctrl+-)
 // zooms about the mouse and the zoom then stays through edits and resizes; Fit (Ctrl+0)
-// resets it.
+// resets it. Whenever part of the DAG is out of view, an overview of all of it sits in the
+// drawing's corner (DagMinimap): click there to go to that part.
 //
 // Every edit is a new document (ui/plan_edits.h) handed to planEdited with a label for the
 // undo stack. Editing a template instance turns it into the full tile program it lifts to:
@@ -38,6 +39,7 @@ class QLabel;
 namespace tilesight::ui {
 
 class ActionProperties;
+class DagMinimap;
 class DagScene;
 
 class PlanEditor : public QWidget {
@@ -63,6 +65,7 @@ class PlanEditor : public QWidget {
   void zoomBy(double factor, const QPoint& anchor = {});
   bool userZoomed() const { return user_zoom_; }
   QGraphicsView* view() const { return view_; }
+  DagMinimap* minimap() const { return minimap_; }
   ActionProperties* properties() const { return properties_; }
   QAction* connectAction() const { return connect_; }
   bool hasDag() const;  // false: the note says why, the drawing and its tools are hidden
@@ -100,6 +103,7 @@ class PlanEditor : public QWidget {
   std::vector<report::TimelineEvent> timeline_;
   DagScene* scene_ = nullptr;
   QGraphicsView* view_ = nullptr;
+  DagMinimap* minimap_ = nullptr;
   ActionProperties* properties_ = nullptr;
   QLabel* note_ = nullptr;
   QWidget* drawing_ = nullptr;  // the DAG over the properties: hidden when there is no DAG

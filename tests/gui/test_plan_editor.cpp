@@ -11,6 +11,7 @@
 
 #include "gui_test_util.h"
 #include "ui/action_properties.h"
+#include "ui/dag_minimap.h"
 #include "ui/dag_scene.h"
 #include "ui/main_window.h"
 #include "ui/plan_edits.h"
@@ -81,6 +82,41 @@ class PlanEditorTest : public QObject {
     QVERIFY(editor.viewScale() <= 1.0 && editor.viewScale() >= PlanEditor::kMinScale);
     const QRectF shown = editor.view()->mapToScene(editor.view()->viewport()->rect()).boundingRect();
     QVERIFY(shown.contains(editor.scene()->itemsBoundingRect()));
+  }
+
+  // A DAG partly out of view has an overview of all of it in the drawing's corner, the part
+  // in view outlined; a click there moves the drawing to that part. A DAG that fits has none.
+  void aDagOutOfViewHasAnOverview() {
+    PlanEditor editor;
+    editor.resize(320, 520);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    editor.setPlan(test::example("mla_decode_h200.json"));
+    editor.fitView();
+    DagMinimap* map = editor.minimap();
+    QTRY_VERIFY(map->isVisible());
+    const QRectF all = editor.scene()->sceneRect();
+    const QRectF shown = map->shownRect();
+    QVERIFY2(shown.height() + 1 < all.height(), qPrintable(QString("%1 of %2").arg(shown.height()).arg(all.height())));
+    // A small box over the drawing's corner that holds the whole DAG.
+    QVERIFY(map->width() <= DagMinimap::kMaxWidth + 2 && map->height() <= DagMinimap::kMaxHeight + 2);
+    QVERIFY(editor.view()->viewport()->geometry().contains(map->geometry()));
+    const double scale = map->transform().m11();
+    QVERIFY(all.width() * scale <= map->viewport()->width() + 1);
+    QVERIFY(all.height() * scale <= map->viewport()->height() + 1);
+    // Fit shows the top of the DAG; a click at the bottom of the overview shows its bottom.
+    QScrollBar* vertical = editor.view()->verticalScrollBar();
+    QVERIFY(vertical->value() - vertical->minimum() <= 2);  // centring rounds to a pixel
+    const QRect box = map->viewport()->rect();
+    QTest::mouseClick(map->viewport(), Qt::LeftButton, {}, QPoint(box.center().x(), box.bottom() - 1));
+    QVERIFY2(vertical->maximum() - vertical->value() <= 2, qPrintable(QString::number(vertical->value())));
+    QVERIFY(map->shownRect().bottom() >= all.bottom() - 2);
+    QCOMPARE(editor.selectedAction(), QString());  // a click in the overview selects nothing
+    // The DAG whole in view: no overview.
+    editor.resize(900, 700);
+    editor.setPlan(test::example("custom_gemm_h200.json"));
+    editor.fitView();
+    QTRY_VERIFY(!map->isVisible());
   }
 
   // Ctrl+wheel zooms the DAG about the mouse; the zoom survives an edit and a resize; Fit
