@@ -8,6 +8,7 @@
 #include "tilesight/kernels/plan_input.h"
 #include "tilesight/model/distributed.h"
 #include "tilesight/model/evaluate.h"
+#include "tilesight/report/chrome_trace.h"
 #include "tilesight/report/json_report.h"
 #include "tilesight/report/text_report.h"
 #include "tilesight/util/json_input.h"

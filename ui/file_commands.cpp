@@ -7,6 +7,7 @@
 #include <QMessageBox>
 #include <QSaveFile>
 
+#include "tilesight/report/chrome_trace.h"
 #include "tilesight/report/json_report.h"
 #include "tilesight/report/text_report.h"
 #include "ui/plan_document.h"

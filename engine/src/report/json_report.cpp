@@ -154,16 +154,4 @@ nlohmann::json to_json(const Prediction& p, const JsonOptions& options) {
   return j;
 }
 
-nlohmann::json to_chrome_trace(const Prediction& p) {
-  nlohmann::json events = nlohmann::json::array();
-  for (Resource r : kAllResources)
-    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", index(r)},
-                      {"args", {{"name", std::string(resource_lane(r))}}}});
-  for (const auto& e : p.timeline)
-    events.push_back({{"ph", "X"}, {"name", e.action}, {"cat", e.phase}, {"pid", 0},
-                      {"tid", index(e.resource)}, {"ts", e.start_us}, {"dur", e.end_us - e.start_us},
-                      {"args", {{"iteration", e.iteration}, {"bytes", e.bytes}, {"flops", e.flops}}}});
-  return {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
-}
-
 }  // namespace tilesight::report

@@ -16,7 +16,4 @@ struct JsonOptions {
 
 nlohmann::json to_json(const Prediction& p, const JsonOptions& options = {});
 
-// Chrome trace (Perfetto) of the timeline: one thread per pipeline.
-nlohmann::json to_chrome_trace(const Prediction& p);
-
 }  // namespace tilesight::report
