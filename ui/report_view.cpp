@@ -135,9 +135,7 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new Utilizatio
   table_->setShowGrid(false);
   table_->setAlternatingRowColors(true);
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  table_->setFixedHeight(table_->verticalHeader()->defaultSectionSize() *
-                             static_cast<int>(kResourceCount) +
-                         table_->horizontalHeader()->sizeHint().height() + 4);
+  fitTableHeight(static_cast<int>(kResourceCount));
   for (QWidget* w : {static_cast<QWidget*>(error_), static_cast<QWidget*>(title_),
                      static_cast<QWidget*>(latency_), static_cast<QWidget*>(summary_),
                      static_cast<QWidget*>(table_), static_cast<QWidget*>(diagnosis_)})
@@ -154,6 +152,12 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new Utilizatio
   outer->addWidget(scroll);
 }
 
+// Every row shown, no scroll bar: the pipelines of this hardware.
+void ReportView::fitTableHeight(int rows) {
+  table_->setFixedHeight(table_->verticalHeader()->defaultSectionSize() * rows +
+                         table_->horizontalHeader()->sizeHint().height() + 4);
+}
+
 void ReportView::setPrediction(const report::Prediction& p) {
   has_prediction_ = true;
   latency_text_ = format_time_us(p.latency_us);
@@ -167,6 +171,7 @@ void ReportView::setPrediction(const report::Prediction& p) {
                         .arg(latency_text_, format_time_us(p.launch_overhead_us)));
   summary_->setText(summary_html(p));
   model_->setPrediction(p);
+  fitTableHeight(model_->rowCount());
   QString diagnosis = tr("<b>Diagnosis</b>") + list_html(p.diagnosis);
   if (!p.warnings.empty())
     diagnosis += tr("<b>Warnings</b>") + list_html(p.warnings, QStringLiteral("#a05a00"));

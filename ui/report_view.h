@@ -45,6 +45,7 @@ class ReportView : public QWidget {
   UtilizationModel* utilizationModel() const { return model_; }
 
  private:
+  void fitTableHeight(int rows);
   QLabel* error_ = nullptr;
   QLabel* title_ = nullptr;
   QLabel* latency_ = nullptr;

@@ -2,8 +2,10 @@
 
 #include <QColor>
 #include <QFont>
+#include <algorithm>
 
 #include "ui/format.h"
+#include "ui/profile_pipelines.h"
 
 namespace tilesight::ui {
 
@@ -11,7 +13,10 @@ UtilizationModel::UtilizationModel(QObject* parent) : QAbstractTableModel(parent
 
 void UtilizationModel::setPrediction(const report::Prediction& p) {
   beginResetModel();
-  has_data_ = true;
+  rows_ = profile_pipelines(p.hardware);
+  for (Resource r : kAllResources)  // a pipeline with work is listed whatever the profile says
+    if (p.busy_us[tilesight::index(r)] > 0 && std::find(rows_.begin(), rows_.end(), r) == rows_.end()) rows_.push_back(r);
+  std::sort(rows_.begin(), rows_.end(), [](Resource a, Resource b) { return tilesight::index(a) < tilesight::index(b); });
   busy_us_ = p.busy_us;
   utilization_ = p.utilization;
   bottleneck_ = p.bottleneck;
@@ -20,12 +25,12 @@ void UtilizationModel::setPrediction(const report::Prediction& p) {
 
 void UtilizationModel::clear() {
   beginResetModel();
-  has_data_ = false;
+  rows_.clear();
   endResetModel();
 }
 
 int UtilizationModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() || !has_data_ ? 0 : static_cast<int>(kResourceCount);
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
 
 int UtilizationModel::columnCount(const QModelIndex& parent) const {
@@ -35,8 +40,8 @@ int UtilizationModel::columnCount(const QModelIndex& parent) const {
 QVariant UtilizationModel::data(const QModelIndex& idx, int role) const {
   if (!checkIndex(idx, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
     return {};
-  const auto r = static_cast<std::size_t>(idx.row());
-  const Resource resource = kAllResources[r];
+  const Resource resource = rows_.at(static_cast<std::size_t>(idx.row()));
+  const std::size_t r = tilesight::index(resource);
   const bool idle = busy_us_[r] <= 0;
   switch (role) {
     case Qt::DisplayRole:

@@ -1,5 +1,6 @@
 // Per-resource utilisation of a prediction as a table model (KDAB Hotspot's pattern: setData
-// is reset + store). One row per pipeline of eq. 1; the bottleneck's row is bold:
+// is reset + store). One row per pipeline of eq. 1 the hardware has (ui/profile_pipelines.h:
+// no TMEM or L1.5 row on an H200, no network row on one GPU); the bottleneck's row is bold:
 //
 //   Resource        Busy      Utilisation
 //   tensor core     159 µs    ██████▏      62%
@@ -12,6 +13,7 @@
 
 #include <QAbstractTableModel>
 #include <array>
+#include <vector>
 
 #include "tilesight/report/prediction.h"
 
@@ -28,6 +30,7 @@ class UtilizationModel : public QAbstractTableModel {
 
   void setPrediction(const report::Prediction& prediction);
   void clear();
+  Resource resourceAt(int row) const { return rows_.at(static_cast<std::size_t>(row)); }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -36,7 +39,7 @@ class UtilizationModel : public QAbstractTableModel {
                       int role = Qt::DisplayRole) const override;
 
  private:
-  bool has_data_ = false;
+  std::vector<Resource> rows_;  // empty: no prediction
   std::array<double, kResourceCount> busy_us_{};
   std::array<double, kResourceCount> utilization_{};
   Resource bottleneck_ = Resource::kTC;
