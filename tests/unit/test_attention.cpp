@@ -96,6 +96,18 @@ TEST_CASE("attention parameter errors name their field", "[attention]") {
   bad = kFa2;
   bad["mma"] = "tcgen05";
   CHECK_THAT(errors_of(bad), Catch::Contains("params.mma"));
+  bad = kFa2;
+  bad["block_m"] = 100;  // not a whole number of 16-row tensor-core tiles
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.block_m: must be a multiple of 16"));
+  bad = kFa2;
+  bad["block_n"] = 40;
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.block_n: must be a multiple of 16"));
+  bad = kFa2;
+  bad["variant"] = "fa3";
+  bad["head_dim"] = 72;  // a multiple of 8 that fa2 runs, fa3 has no kernel for
+  CHECK_THAT(errors_of(bad), Catch::Contains("params.head_dim: fa3 runs head dims"));
+  bad["head_dim"] = 96;
+  CHECK(kernels::read_plan(json{{"kernel", "attention"}, {"params", bad}}));
 }
 
 TEST_CASE("causal attention walks about half the key blocks", "[attention]") {

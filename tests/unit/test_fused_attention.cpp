@@ -11,6 +11,7 @@
 #include "tilesight/model/loop_analysis.h"
 #include "tilesight/model/resource_vector.h"
 #include "tilesight/model/tile_imbalance.h"
+#include "tilesight/plan/plan_json.h"
 
 using namespace tilesight;
 using nlohmann::json;
@@ -112,6 +113,71 @@ TEST_CASE("Triton's 64-row tile on 8 warps splits columns across warp groups", "
   CHECK(action(rows, "gemm_qk").bytes == 32768 + 2 * 16384);
   CHECK(action(rows, "gemm_pv").bytes == 2 * 16384);
   CHECK(std::none_of(rows.actions.begin(), rows.actions.end(), [](const auto& a) { return a.name == "exchange_p"; }));
+}
+
+TEST_CASE("one warp per scheduler runs a softmax's CUDA-core and SFU work in turn", "[attention][model]") {
+  // An exp action of 300 ns on the SFU and 200 ns on the CUDA cores. With warp_serial_sfu, a
+  // 4-warp tile alone on its SM (one warp per scheduler) waits the sum, 500 ns; two resident
+  // 4-warp tiles, or one 8-warp tile, give each scheduler a second warp: the max, 300 ns (the
+  // resident tiles' chains still take turns). Without the flag: 300 ns throughout.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.cuda_fp32_flops_per_s = 64e12;
+  hw.sfu_ops_per_s = 4e12;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.loops = {{"kv", 10, 1, ""}};
+  prog.loops[0].overlap_resident = false;
+  prog.loops[0].warp_serial_sfu = true;
+  prog.actions = {{.name = "exp", .op = plan::OpKind::kExp, .flops = 200e-9 * rates.cuda_flops,
+                   .sfu_ops = 300e-9 * rates.sfu_ops, .loop = "kv", .dtype = DType::kFP32}};
+  prog.resources.warps = 4;
+  const cache::CacheTraffic traffic;
+  auto steady = [&](std::int64_t resident) {
+    model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates, .resident = resident};
+    return model::analyze_loop(prog.loops[0], resident, ctx).envelope.steady;
+  };
+  CHECK(steady(1) == Approx(500e-9).epsilon(1e-6));
+  CHECK(steady(2) == Approx(300e-9).epsilon(1e-6));
+  prog.resources.warps = 8;
+  CHECK(steady(1) == Approx(300e-9).epsilon(1e-6));
+  prog.resources.warps = 4;
+  prog.loops[0].warp_serial_sfu = false;
+  CHECK(steady(1) == Approx(300e-9).epsilon(1e-6));
+}
+
+TEST_CASE("Triton's attention loop charges the CUDA-core work ncu counts", "[attention]") {
+  // ncu_attention_issue.csv: per 32 scores, 4.04 + 1.29 d/block_n + 0.11 * 32/block_n +
+  // 0.80 d/block_m FMA/ALU warp instructions, 64 FLOP each. 128 x 64 tile, d 128, 4 warps:
+  // 2 x (4.04 x 8192 + 1.29 x 16384 + 0.11 x 32 x 128 + 0.80 x 64 x 128) = 122470.4 FLOP over
+  // rowmax, exp and rescale (8192 + 8192 + 16384 of it nominal, the rest in exp).
+  auto p = kernels::parse_attention_params(json{{"batch", 4}, {"heads", 32}, {"seq_q", 2048}, {"seq_kv", 2048},
+                                                {"head_dim", 128}, {"mma", "wgmma"}, {"block_m", 128},
+                                                {"block_n", 64}, {"warps", 4}, {"stages", 3}});
+  REQUIRE(p);
+  const auto prog = kernels::lift_attention(*p);
+  CHECK(action(prog, "exp").flops + action(prog, "rowmax").flops + action(prog, "rescale").flops ==
+        Approx(122470.4));
+  CHECK(action(prog, "exp").flops == Approx(122470.4 - 8192 - 8192 - 16384));
+  CHECK(action(prog, "exp").sfu_ops == 8192);
+  CHECK(prog.find_loop("kv")->warp_serial_sfu);
+  const json j = plan::to_json(prog);
+  CHECK(j["loops"][0]["warp_serial_sfu"] == true);
+  auto back = plan::parse_tile_program(j);
+  REQUIRE(back);
+  CHECK(back->loops[0].warp_serial_sfu);
+  auto lib = *p;
+  lib.mma = MmaInstruction::kMmaSync;
+  const auto fa2 = kernels::lift_attention(lib);
+  CHECK(action(fa2, "exp").flops == 8192);
+  CHECK_FALSE(fa2.find_loop("kv")->warp_serial_sfu);
+  // 64 rows on 8 warps: both column groups compute every exp (XU 2.13 per score, not 1.07).
+  auto split = *p;
+  split.block_m = 64, split.warps = 8;
+  const auto cols = kernels::lift_attention(split);
+  CHECK(action(cols, "exp").sfu_ops == 2 * 64 * 64);
+  CHECK(action(cols, "exp").flops + action(cols, "rowmax").flops + action(cols, "rescale").flops ==
+        Approx(2 * (2 * 4.04 * 4096 + 1.29 * 8192 + 0.11 * 32 * 64 + 0.80 * 64 * 128)));
 }
 
 TEST_CASE("the fused report: SFU and CUDA-core time hidden under the tensor cores", "[report]") {

@@ -6,6 +6,7 @@
 #include "tilesight/kernels/memory_bound.h"
 #include "tilesight/kernels/plan_input.h"
 #include "tilesight/model/evaluate.h"
+#include "tilesight/model/wave_model.h"
 #include "tilesight/plan/plan_json.h"
 
 using namespace tilesight;
@@ -111,4 +112,31 @@ TEST_CASE("a norm's timeline draws the block combine after the walk it combines"
   REQUIRE(combine_start >= 0);
   CHECK(combine_start >= walk_end);
   CHECK(pred->timeline.back().action == "combine");  // the last bar, sorted by start
+}
+
+TEST_CASE("softmax's register kernel past 4096 columns holds one block per SM", "[memory_bound]") {
+  // ncu_norms_facts.csv: cunn_SoftMaxForwardReg<..., 8> (8192 columns) 37 registers, 1024
+  // threads: 37888 of 65536 registers, one block; <..., 4> (4096 columns) 30, two blocks.
+  CHECK(kernels::lift_memory_bound(params("softmax", 16384, 8192)).resources.registers_per_thread == 37);
+  CHECK(kernels::lift_memory_bound(params("softmax", 16384, 4096)).resources.registers_per_thread == 30);
+  CHECK(kernels::lift_memory_bound(params("softmax", 2048, 14336)).resources.registers_per_thread == 32);
+}
+
+TEST_CASE("a tile alone on its SM runs its segment's actions in turn", "[memory_bound][model]") {
+  // Two tile-body actions, 200 ns of CUDA-core work then 300 ns of SFU work: one tile per SM
+  // lasts 500 ns (nothing fills one pipe while the other works); two resident tiles keep the
+  // SFU busy 600 ns, longer than one tile's 500 in order.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.cuda_fp32_flops_per_s = 64e12;
+  hw.sfu_ops_per_s = 4e12;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.grid.dims = {{"row", 132}};
+  prog.actions = {{.name = "reduce", .op = plan::OpKind::kReduce, .flops = 200e-9 * rates.cuda_flops, .dtype = DType::kFP32},
+                  {.name = "apply", .op = plan::OpKind::kExp, .sfu_ops = 300e-9 * rates.sfu_ops, .deps = {0},
+                   .dtype = DType::kFP32}};
+  const cache::CacheTraffic traffic;
+  CHECK(model::evaluate_wave(prog, hw, traffic, 132, 1, 1.0, 100).head == Approx(500e-9).epsilon(1e-6));
+  CHECK(model::evaluate_wave(prog, hw, traffic, 132, 2, 1.0, 100).head == Approx(600e-9).epsilon(1e-6));
 }

@@ -100,6 +100,17 @@ void read_kernel_config(FieldReader& f, AttentionParams& p, Errors& errors) {
   // ahead (the next K during this tile's softmax and PV, V during QK^T): its loads overlap
   // compute as a 2-stage pipeline's do. Its occupancy is register-bound either way.
   p.stages = f.integer("stages", 1, 8, 2).value_or(0);
+  // The tensor-core tiles are 16 rows and 16 keys deep (mma.sync m16n8k16; wgmma's k16), so a
+  // block is a whole number of them.
+  for (const char* key : {"block_m", "block_n"}) {
+    const std::int64_t b = std::string(key) == "block_m" ? p.block_m : p.block_n;
+    if (b > 0 && b % 16 != 0)
+      errors.push_back({f.field_path(key), "must be a multiple of 16 (the tensor-core tile), got " + std::to_string(b)});
+  }
+  // FlashAttention-3's forward kernels are instantiated for these head dims only (its README).
+  if (fa3 && p.head_dim != 64 && p.head_dim != 96 && p.head_dim != 128 && p.head_dim != 192 && p.head_dim != 256)
+    errors.push_back({f.field_path("head_dim"),
+                      "fa3 runs head dims 64, 96, 128, 192 and 256, got " + std::to_string(p.head_dim)});
   if (fa3 && p.warps <= kProducerWarps)
     errors.push_back({f.field_path("warps"),
                       "fa3 needs a producer warp group plus consumers: more than 4 warps"});

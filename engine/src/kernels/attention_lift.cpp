@@ -105,6 +105,30 @@ void lift_column_split(const AttentionParams& p, TileProgram& prog) {
   prog.actions[7].deps.push_back(prog.actions.size() - 1);
 }
 
+// Triton's FlashAttention loop on Hopper issues far more CUDA-core work than the online
+// softmax's nominal FLOP. ncu_attention_issue.csv counts its FMA- and ALU-pipe warp
+// instructions over twelve tile configs of a problem outside the corpus (head dims 64, 128,
+// block_n 32-128, block_m 64, 128, 4 and 8 warps); per 32 scores of an iteration they are
+//   4.04 + 1.29 d / block_n + 0.11 * 32 / block_n + 0.80 d / block_m
+// (least squares over the ten row-split configs, residuals within 0.15): the per-score work
+// (scale-subtract, max, sum, the bf16 pack of P), the O rescale per O element, the row
+// statistics per row and the K/V copies' address work per copied element. A warp instruction
+// is one issue slot of 32 lanes, 2 FLOP each in the profile's CUDA-core units. A 64-row tile on
+// 8 warps computes every score's exp in both column groups: XU 2.13 instructions per score
+// against 1.07 row-split, FMA + ALU 10.5 and 12.4 per 32 scores where the formula with its
+// per-score term doubled gives 10.2 and 12.3. The three softmax actions hold 3 FLOP per score
+// and 1 per O element nominally; the rest goes to exp, whose CUDA-core and SFU work wait on
+// each other within a warp (Loop::warp_serial_sfu).
+bool triton_softmax(const AttentionParams& p) {
+  return p.variant == "fa2" && p.mma == MmaInstruction::kWgmma;
+}
+double wgmma_softmax_extra_flops(const AttentionParams& p, double exp_copies) {
+  if (!triton_softmax(p)) return 0;
+  const double bm = d(p.block_m), bn = d(p.block_n), hd = d(p.head_dim), scores = bm * bn;
+  const double instructions = (4.04 * exp_copies * scores + 1.29 * bm * hd + 0.11 * 32.0 * bm + 0.80 * bn * hd) / 32.0;
+  return 64.0 * instructions - (3.0 * scores + bm * hd);
+}
+
 // One key block of the online softmax (FA2 Algorithm 1): S = QK^T on tensor cores, the row
 // max (1 flop/score), exp of the shifted scores on the SFU (1 scale-subtract flop + 1 exp per
 // score), the running sum (1 flop/score) and the O rescale (1 flop per O element, one exp per
@@ -143,7 +167,10 @@ void lift_kv_loop(const AttentionParams& p, TileProgram& prog) {
   const double pv_bytes = p.mma == MmaInstruction::kWgmma ? k_bytes * d(split.row_slices) : k_bytes;
   prog.actions.push_back(mma("gemm_qk", {"Q", "K"}, qk_bytes, {0, 1}));  // 3
   prog.actions.push_back(cuda("rowmax", OpKind::kReduce, scores, 0, {3}));        // 4
-  prog.actions.push_back(cuda("exp", OpKind::kExp, scores, scores, {4}));         // 5
+  // Triton's column-split tile computes each exp in both column groups (ncu_attention_issue.csv).
+  const double exp_copies = triton_softmax(p) && wgmma_split(p).col_groups > 1 ? 2.0 : 1.0;
+  prog.actions.push_back(cuda("exp", OpKind::kExp, scores + wgmma_softmax_extra_flops(p, exp_copies),
+                              exp_copies * scores, {4}));  // 5
   prog.actions.push_back(cuda("rescale", OpKind::kRescale, scores + bm * hd, bm, {4, 5}));  // 6
   prog.actions.push_back(mma("gemm_pv", {"V"}, pv_bytes, pv_deps));                         // 7
   prog.actions.back().local_bytes = attention_spill_bytes_per_iteration(p);
@@ -232,6 +259,7 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
   // overlapped chain is 1.4-1.6x fast (docs/attention-model.md).
   prog.loops[0].overlap_resident = p.variant != "fa2";
   prog.loops[0].producer_warps = p.variant != "fa2";
+  prog.loops[0].warp_serial_sfu = triton_softmax(p);
   // Causal tiles differ in length: the block scheduler's makespan sees each one (waves).
   if (const auto trips = attention_kv_blocks_per_q_block(p);
       p.split_kv == 1 && trips.size() > 1 && trips.front() != trips.back()) {

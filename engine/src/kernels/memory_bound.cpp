@@ -57,6 +57,20 @@ OpCosts op_costs(const MemoryBoundParams& p) {
 }
 constexpr double kFlopsPerInstruction = 2.0;  // an issue slot, counted as one FMA
 
+// Registers per thread of PyTorch's kernels (ncu launch__registers_per_thread,
+// tests/validation/h200/ncu_norms_facts.csv), where they bind the occupancy: softmax's register
+// kernel holds 8 elements per thread past 4096 columns (cunn_SoftMaxForwardReg<..., 8>), 37
+// registers, so one 1024-thread block per SM instead of two (30 at 4096 columns; the
+// shared-memory kernel of longer rows 32). The norms (27, 32) reach 16 blocks either way. The
+// elementwise kernels' 32-40 (12 of 16 blocks for add and the multiply) are left at 32: the
+// wave model charges each wave of these one-load tiles a whole memory latency, which fewer
+// resident tiles would expose (add already reads 1.01-1.21x).
+std::int64_t registers_per_thread(const MemoryBoundParams& p) {
+  if (p.kernel == "softmax") return p.cols <= 4096 ? 30 : p.cols <= 8192 ? 37 : 32;
+  if (p.kernel == "rmsnorm") return 27;
+  return 32;
+}
+
 std::int64_t weight_vectors(const MemoryBoundParams& p) {
   return p.kernel == "layernorm" ? 2 : p.kernel == "rmsnorm" ? 1 : 0;  // w (and b)
 }
@@ -248,7 +262,7 @@ plan::TileProgram lift_memory_bound(const MemoryBoundParams& p) {
   // PyTorch's launch shapes (attention_README.md): 128 threads for the norms and the
   // elementwise ops, 1024 for softmax; rows are held in registers, no shared-memory staging.
   const std::int64_t warps = p.kernel == "softmax" ? 32 : 4;
-  prog.resources = {0, 32, warps};
+  prog.resources = {0, registers_per_thread(p), warps};
   return prog;
 }
 

@@ -19,6 +19,12 @@ void collect_subtree(const plan::TileProgram& p, const std::string& loop, std::v
     if (child.parent == loop && child.name != loop) collect_subtree(p, child.name, out);
 }
 
+// Warps of the SM's resident tiles per warp scheduler (four per SM on every profiled GPU).
+constexpr double kSchedulersPerSm = 4;
+double warps_per_scheduler(const LoopContext& ctx) {
+  return static_cast<double>(ctx.program.resources.warps * std::max<std::int64_t>(ctx.resident, 1)) / kSchedulersPerSm;
+}
+
 std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx) {
   std::vector<BodyItem> items;
   const auto& p = ctx.program;
@@ -28,6 +34,8 @@ std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx)
     BodyItem item{.name = a.name, .action_indices = {i}};
     item.u = resource_vector(a, ctx.hw, ctx.rates, ctx.traffic);
     item.duration = item.u.max();
+    if (loop.warp_serial_sfu && warps_per_scheduler(ctx) < 2)
+      item.duration = std::max(item.duration, item.u[Resource::kCuda] + item.u[Resource::kSfu]);
     item.is_load = a.op == plan::OpKind::kLoad;
     item.prefetched = item.is_load && loop.stages > 1 && !a.via_registers;
     item.latency = load_latency_s(a, ctx.hw, ctx.traffic);

@@ -34,17 +34,21 @@ BodyItem make_item(const plan::TileProgram& p, std::size_t i, const LoopContext&
 }
 
 // Resident tiles run the same segment side by side: their pipelines add up, the longest
-// memory latency is paid once.
+// memory latency is paid once. One tile's actions still run in order (each waits for the one
+// before it or shares its pipe), so the segment lasts at least their summed durations: a tile
+// alone on its SM (PyTorch's softmax over 8192 columns, one 1024-thread block per SM) loads,
+// reduces and stores in turn, with no other tile to fill its pipes meanwhile.
 double segment_time(const std::vector<BodyItem>& items, std::int64_t resident, ResourceVector& busy) {
   ResourceVector sum;
-  double latency = 0;
+  double latency = 0, in_order = 0;
   for (const auto& it : items) {
     sum += it.u;
     latency = std::max(latency, it.latency);
+    in_order += it.duration;
   }
   sum = sum * static_cast<double>(resident);
   busy += sum;
-  return items.empty() ? 0.0 : latency + sum.max();
+  return items.empty() ? 0.0 : latency + std::max(sum.max(), in_order);
 }
 
 }  // namespace

@@ -133,7 +133,7 @@ TensorAccess parse_access(const json& obj, const std::string& path, Errors& erro
 Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
   r.reject_unknown({"name", "trip_count", "stages", "parent", "trips_along", "overlap_resident",
-                    "register_loads", "producer_warps"});
+                    "register_loads", "producer_warps", "warp_serial_sfu"});
   Loop l;
   l.name = r.string("name").value_or("");
   l.trip_count = r.integer("trip_count", 1, kMaxExtent).value_or(1);
@@ -142,6 +142,7 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   l.overlap_resident = r.boolean("overlap_resident", true).value_or(true);
   l.register_loads = r.boolean("register_loads", false).value_or(false);
   l.producer_warps = r.boolean("producer_warps", false).value_or(false);
+  l.warp_serial_sfu = r.boolean("warp_serial_sfu", false).value_or(false);
   if (const json* along = r.object("trips_along", false)) {
     FieldReader t{*along, r.field_path("trips_along"), errors};
     t.reject_unknown({"dim", "trips"});
@@ -357,6 +358,7 @@ json to_json(const TileProgram& p) {
     if (!l.overlap_resident) jl["overlap_resident"] = false;
     if (l.register_loads) jl["register_loads"] = true;
     if (l.producer_warps) jl["producer_warps"] = true;
+    if (l.warp_serial_sfu) jl["warp_serial_sfu"] = true;
     j["loops"].push_back(jl);
   }
   j["actions"] = json::array();

@@ -137,6 +137,14 @@ struct Loop {
   // FA3): the consumers' MMAs never hold up the next stage's load issue, so the software
   // pipeline's MMA exposure (HardwareSpec::pipeline_mma_exposure) does not apply.
   bool producer_warps = false;
+  // Whether a warp's CUDA-core and SFU work in one action wait on each other (the online
+  // softmax: scale-subtract, ex2, sum and pack of each score in turn), so that they overlap
+  // only across warps sharing a scheduler. With one warp per scheduler (4 warps of a tile
+  // alone on the SM) such an action lasts the sum of the two pipes' times, with two or more
+  // their max. Triton's FlashAttention loop (ncu_attention_issue.csv): 5-9 FMA/ALU warp
+  // instructions per 32 scores beside ex2's 8 cycles of the SFU; a 4-warp tile alone on an SM
+  // runs its iteration 0.2-0.7 us past the chain that overlaps them.
+  bool warp_serial_sfu = false;
 };
 
 // How blocks map to tiles. A persistent kernel launches one block per resident slot and each
