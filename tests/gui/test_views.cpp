@@ -136,7 +136,7 @@ class ViewsTest : public QObject {
       // The axis has a row per lane and a tick label per row, nothing for the others.
       const auto ticker = view.plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
       if (!ticker || ticker->ticks().size() != names.size()) return QStringList{"ticks differ"};
-      if (view.plot()->yAxis->range().size() != names.size()) return QStringList{"range differs"};
+      if (view.plot()->yAxis->range().size() != static_cast<double>(names.size())) return QStringList{"range differs"};
       return names;
     };
     const QStringList gpu{"TC", "CUDA", "SFU", "SMEM", "L2", "DRAM"};
