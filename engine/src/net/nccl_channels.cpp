@@ -94,6 +94,30 @@ std::vector<SizedRates> read_sized(const nlohmann::json& arr, const std::string&
   return out;
 }
 
+// A table keyed by collective, then protocol ({"all_gather": {"Simple": ...}}): `read` gets
+// each entry with its JSON path; unknown names are errors naming the field.
+template <typename Read>
+void for_each_rate_list(const nlohmann::json& table, const std::string& path, Errors& errors, Read read) {
+  for (const auto& [cname, by_proto] : table.items()) {
+    const std::string cpath = nest(path, cname);
+    const auto c = collective_from_name(cname);
+    if (!c) {
+      errors.push_back({cpath, "unknown collective \"" + cname + "\"; known: all_gather, reduce_scatter, "
+                                                                  "all_reduce, all_to_all, send_recv"});
+      continue;
+    }
+    if (!expect_object(by_proto, cpath, errors)) continue;
+    for (const auto& [pname, entry] : by_proto.items()) {
+      const auto p = protocol_from_name(pname);
+      if (!p) {
+        errors.push_back({nest(cpath, pname), "unknown protocol \"" + pname + "\"; known: LL, LL128, Simple"});
+        continue;
+      }
+      read(*c, *p, entry, nest(cpath, pname));
+    }
+  }
+}
+
 // k channels' rate at one measured size: that size's points, its first point the lone rate.
 double sized_rate(const SizedRates& s, double k) {
   return aggregate_rate(s.points, s.points.front().bytes_per_s / s.points.front().channels, k);
@@ -150,50 +174,18 @@ std::optional<NcclChannels> read_nccl_channels(const nlohmann::json& obj, const 
       out.bytes_per_channel[static_cast<std::size_t>(p)] = pr.number(key.c_str(), 1, 1e12).value_or(0);
     }
   }
-  if (const nlohmann::json* send = r.object("send_gbps")) {
-    const std::string spath = r.field_path("send_gbps");
-    for (const auto& [cname, by_proto] : send->items()) {
-      const std::string cpath = nest(spath, cname);
-      const auto c = collective_from_name(cname);
-      if (!c) {
-        errors.push_back({cpath, "unknown collective \"" + cname + "\"; known: all_gather, reduce_scatter, "
-                                                                    "all_reduce, all_to_all, send_recv"});
-        continue;
-      }
-      if (!expect_object(by_proto, cpath, errors)) continue;
-      for (const auto& [pname, pts] : by_proto.items()) {
-        const auto p = protocol_from_name(pname);
-        if (!p) {
-          errors.push_back({nest(cpath, pname), "unknown protocol \"" + pname + "\"; known: LL, LL128, Simple"});
-          continue;
-        }
-        auto points = read_points(pts, nest(cpath, pname), errors);
-        if (!points.empty()) out.rates[{*c, *p}] = std::move(points);
-      }
-    }
-  }
-  if (const nlohmann::json* sized = r.object("send_gbps_by_bytes", false)) {
-    const std::string spath = r.field_path("send_gbps_by_bytes");
-    for (const auto& [cname, by_proto] : sized->items()) {
-      const std::string cpath = nest(spath, cname);
-      const auto c = collective_from_name(cname);
-      if (!c) {
-        errors.push_back({cpath, "unknown collective \"" + cname + "\"; known: all_gather, reduce_scatter, "
-                                                                    "all_reduce, all_to_all, send_recv"});
-        continue;
-      }
-      if (!expect_object(by_proto, cpath, errors)) continue;
-      for (const auto& [pname, list] : by_proto.items()) {
-        const auto p = protocol_from_name(pname);
-        if (!p) {
-          errors.push_back({nest(cpath, pname), "unknown protocol \"" + pname + "\"; known: LL, LL128, Simple"});
-          continue;
-        }
-        auto sizes = read_sized(list, nest(cpath, pname), errors);
-        if (!sizes.empty()) out.by_bytes[{*c, *p}] = std::move(sizes);
-      }
-    }
-  }
+  if (const nlohmann::json* send = r.object("send_gbps"))
+    for_each_rate_list(*send, r.field_path("send_gbps"), errors,
+                       [&](Collective c, Protocol p, const nlohmann::json& pts, const std::string& at) {
+      auto points = read_points(pts, at, errors);
+      if (!points.empty()) out.rates[{c, p}] = std::move(points);
+    });
+  if (const nlohmann::json* sized = r.object("send_gbps_by_bytes", false))
+    for_each_rate_list(*sized, r.field_path("send_gbps_by_bytes"), errors,
+                       [&](Collective c, Protocol p, const nlohmann::json& list, const std::string& at) {
+      auto sizes = read_sized(list, at, errors);
+      if (!sizes.empty()) out.by_bytes[{c, p}] = std::move(sizes);
+    });
   if (errors.size() != before) return std::nullopt;
   return out;
 }

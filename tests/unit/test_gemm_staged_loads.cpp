@@ -1,0 +1,126 @@
+// GEMM operands whose rows cannot be proved 16-byte aligned: loaded element by element
+// through registers, not prefetched by the software pipeline; their lda/ldb/spills inputs.
+// Hand calculations on the H200-like spec of gemm_test_spec.h.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gemm_test_spec.h"
+#include "tilesight/cache/cache_model.h"
+#include "tilesight/kernels/gemm.h"
+#include "tilesight/model/loop_analysis.h"
+#include "tilesight/model/resource_vector.h"
+
+using namespace tilesight;
+using tilesight::test::gemm;
+using tilesight::test::h200_like;
+
+TEST_CASE("an operand whose rows are not provably 16-byte aligned loads through registers", "[gemm][model]") {
+  // Triton: 3000 x 5000 x 2048 with B row-major (K x N): N = 5000 is not a multiple of 16, so
+  // B is staged element-wise through registers; A's rows (K = 2048) are aligned.
+  auto p = gemm(3000, 5000, 2048);
+  p.block_m = 128, p.block_n = 64, p.block_k = 32, p.stages = 3, p.warps = 4;
+  CHECK_FALSE(kernels::gemm_a_via_registers(p));
+  CHECK(kernels::gemm_b_via_registers(p));
+  // Shared memory: 3 stages x A (128 x 32 x 2 B = 8192) + one B buffer (32 x 64 x 2 B = 4096)
+  // = 28,672 B, what Triton recorded for this kernel.
+  CHECK(kernels::gemm_smem_bytes(p) == 28672);
+  // Registers: 8192 / 128 = 64 accumulators + 32 + 40 + B's 2048 elements / 128 threads = 16:
+  // 152 (Triton recorded 151).
+  CHECK(kernels::gemm_registers_needed(p) == 152);
+  const auto prog = kernels::lift_gemm(p);
+  CHECK_FALSE(prog.actions[0].via_registers);
+  CHECK(prog.actions[1].via_registers);
+  // The load/store path: B's 2048 elements take 64 warp instructions each of ld.global and
+  // st.shared, each touching 512 B (four 128-B wavefronts): 2 x 64 x 512 = 65,536 B at
+  // 234.24 GB/s = 279.78 ns, where a vectorised copy of its 4096 B would take 17.49 ns.
+  const auto hw = h200_like();
+  const cache::CacheTraffic none;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  CHECK(model::resource_vector(prog.actions[1], hw, rates, none)[Resource::kSmem] ==
+        Approx(279.78e-9).epsilon(1e-4));
+  CHECK(model::resource_vector(prog.actions[0], hw, rates, none)[Resource::kSmem] ==
+        Approx(8192 / 234.24e9));
+  // With the path measured (l1_sectors.cu: 3.48 sectors and at least 3.18 cycles per warp
+  // load): B is row-major, contiguous along N, so each load touches 32 sectors (ncu on this
+  // kernel): max(3.18, 32 / 3.48 = 9.195) + 1 cycle for its st.shared = 10.195 cycles x 64
+  // instructions x 128 B = 83,518 B at 234.24 GB/s = 356.55 ns.
+  CHECK(prog.actions[1].lane_sectors == 32);
+  auto measured = hw;
+  measured.l1_sectors_per_clk = 3.48, measured.lsu_instruction_cycles = 3.18;
+  CHECK(model::resource_vector(prog.actions[1], measured, rates, none)[Resource::kSmem] ==
+        Approx(356.55e-9).epsilon(1e-4));
+  // Its 32 lanes read 32 rows, 32 cache lines; with the line rate measured (l1_rows.cu: 32
+  // lines in 15.5 cycles, 2.06 per clock) that binds: 32 / 2.06 = 15.534 + 1 = 16.534 cycles
+  // x 64 x 128 B = 135,448 B at 234.24 GB/s = 578.24 ns.
+  CHECK(prog.actions[1].lane_lines == 32);
+  measured.l1_lines_per_clk = 2.06;
+  CHECK(model::resource_vector(prog.actions[1], measured, rates, none)[Resource::kSmem] ==
+        Approx(578.24e-9).epsilon(1e-4));
+  // Stored contiguous along K (A row-major with K = 3001), 2.45 sectors: the 3.18-cycle floor
+  // binds: 128 x 32 = 4096 elements, 128 instructions x 4.18 cycles x 128 B = 68,485 B.
+  auto odd_k = p;
+  odd_k.K = 3001;
+  const auto prog_k = kernels::lift_gemm(odd_k);
+  REQUIRE(prog_k.actions[0].via_registers);
+  CHECK(prog_k.actions[0].lane_sectors == Approx(2.45));
+  CHECK(prog_k.actions[0].lane_lines == Approx(1.5));  // 1.5 / 2.06 < 3.18: the floor still binds
+  CHECK(model::resource_vector(prog_k.actions[0], measured, rates, none)[Resource::kSmem] ==
+        Approx(68485.12 / 234.24e9).epsilon(1e-4));
+  // cuBLAS's TMA kernels need only 16-byte aligned rows: 5000 x 2 B = 10,000 B is.
+  auto tma = p;
+  tma.warps = 12, tma.persistent = true;
+  CHECK_FALSE(kernels::gemm_b_via_registers(tma));
+  tma.N = 5001;
+  CHECK(kernels::gemm_b_via_registers(tma));
+}
+
+TEST_CASE("a load staged through registers waits the loop's round trip every iteration", "[gemm][model]") {
+  // B is a view with row stride 4104 (not a multiple of 16 elements): Triton loads it element
+  // by element through registers, single-buffered, not prefetched (loop_variants.csv's b_unal
+  // rows). Its lanes stay contiguous (N = 4096 is a multiple of 16). The first-touch model
+  // gives B a DRAM share of 1/32 (32 M tiles reuse it): 550/32 + 260 x 31/32 = 269.06 ns, 9.06
+  // ns over an L2 hit, so the load waits 654 + 9.06 = 663.06 ns on the chain; A keeps its 3
+  // prefetched stages.
+  auto hw = h200_like();
+  hw.pipeline_round_trip_ns = 654;
+  hw.smem_fill_bandwidth_per_sm = 198e9;
+  auto p = gemm(4096, 4096, 4096);
+  p.block_m = 128, p.block_n = 64, p.block_k = 32, p.stages = 3, p.warps = 4;
+  p.ldb = 4104;
+  REQUIRE(kernels::gemm_b_via_registers(p));
+  REQUIRE_FALSE(kernels::gemm_a_via_registers(p));
+  CHECK(kernels::gemm_smem_bytes(p) == (3 * 128 * 32 + 32 * 64) * 2);
+  const auto prog = kernels::lift_gemm(p);
+  const auto traffic = cache::FirstTouchCacheModel().analyze(prog, hw);
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = model::sm_rates(hw, 132, 1.0)};
+  const auto loop = model::analyze_loop(prog.loops[0], 1, ctx);
+  const auto& items = loop.items;
+  const auto b = std::find_if(items.begin(), items.end(), [](const auto& it) { return it.name == "load_b"; });
+  REQUIRE(b != items.end());
+  CHECK_FALSE(b->prefetched);
+  CHECK(b->latency == Approx(663.06e-9).epsilon(1e-4));
+  CHECK(loop.envelope.steady > 663.06e-9);
+}
+
+TEST_CASE("lda, ldb and spills are read and checked", "[gemm][input]") {
+  auto ok = kernels::parse_gemm_params(nlohmann::json::parse(
+      R"({"M": 256, "N": 256, "K": 3000, "lda": 3008, "ldb": 264, "spills": 12})"));
+  REQUIRE(ok.ok());
+  CHECK(kernels::gemm_lda(ok.value()) == 3008);
+  CHECK_FALSE(kernels::gemm_a_via_registers(ok.value()));  // 3008 = 188 x 16
+  CHECK(kernels::gemm_b_via_registers(ok.value()));        // 264 = 16.5 x 16
+  auto bad = kernels::parse_gemm_params(nlohmann::json::parse(R"({"M": 64, "N": 64, "K": 64, "lda": 32, "ldb": 48})"));
+  REQUIRE_FALSE(bad.ok());
+  REQUIRE(bad.errors().size() == 2);
+  CHECK(bad.errors()[0].path == "params.lda");
+  CHECK(bad.errors()[0].message == "must be at least K (64) for layout \"nn\", got 32");
+  CHECK(bad.errors()[1].path == "params.ldb");
+  // The compiler's spill count sets the local traffic where the operands come by cp.async:
+  // 2 x 4 bytes x 196 slots x 128 threads = 200704 bytes per iteration (ncu: 203 KB).
+  auto p = gemm(4096, 4096, 4096);
+  p.block_m = 128, p.block_n = 256, p.block_k = 64, p.stages = 4, p.warps = 4;
+  p.spills = 196;
+  CHECK(kernels::gemm_spill_bytes_per_iteration(p) == Approx(200704.0));
+}
