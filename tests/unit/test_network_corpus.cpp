@@ -122,13 +122,15 @@ TEST_CASE("fused compute-communication on two H200s stays within the recorded er
   // rule no longer hides behind a too-fast reduce-scatter), Ulysses 34.4 -> 36.0%; all
   // 8.9 -> 9.35%. With the channel rates by message size: ag_gemm none 4.6 -> 5.3%, stream
   // 3.5 -> 4.1%, gemm_rs none 2.5 -> 2.8%, stream 4.6 -> 4.7%, Ulysses 11.3 -> 11.2%; all
-  // 5.1 -> 5.4%.
+  // 5.1 -> 5.4%. With cuDNN's persistent kernel walking a head's query blocks first (FA3's
+  // scheduler; the CTAs in flight share K/V): Ulysses 11.2 -> 10.8% (32K tokens 17.5 -> 2.0%,
+  // the 8K, causal and d64 rows now 13-22% fast), all 5.4 -> 5.4%.
   const Scored s = score("fused.csv");
   REQUIRE(s.all.rows == 29);
   CHECK(s.bands.at("ag_gemm none").mape < 0.056);    // 4.6%
   CHECK(s.bands.at("ag_gemm stream").mape < 0.046);  // 3.5%
   CHECK(s.bands.at("gemm_rs none").mape < 0.036);    // 2.5%
   CHECK(s.bands.at("gemm_rs stream").mape < 0.057);  // 4.6%
-  CHECK(s.bands.at("ulysses_attention none").mape < 0.123);  // 11.3%
+  CHECK(s.bands.at("ulysses_attention none").mape < 0.118);  // 10.8%
   CHECK(s.all.mape < 0.061);  // 5.4%
 }

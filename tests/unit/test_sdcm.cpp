@@ -426,8 +426,8 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
   // tests/validation/h200: 1160 Triton GEMM launches under ncu (cold L2). Rows whose shapes
   // are not 16-element aligned (narrow loads, README there) or that spill registers (local
   // memory traffic through L2) are outside what the model sees. Regression bounds, not goals:
-  // the model stood at 6.9 pp MAE (bias +2.5) and 0.3% median DRAM-read error on the other
-  // 828 rows (tests/validation/h200/l2_residuals.py).
+  // the model stands at 6.89 pp MAE and 0.13% median DRAM-read error on the other 828 rows
+  // (7.07 pp before the tiles' own speeds, tile_rate_sd; tests/validation/h200/l2_residuals.py).
   const std::string dir = std::string(TILESIGHT_TEST_SOURCE_DIR) + "/tests/validation/h200/";
   std::vector<std::string> th;
   std::map<std::string, long> spills;
@@ -463,6 +463,6 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
   const double mae = std::accumulate(abs_err.begin(), abs_err.end(), 0.0) / static_cast<double>(abs_err.size());
   INFO(abs_err.size() << " rows: MAE " << mae << " pp, median DRAM error " << dram_err[dram_err.size() / 2]);
   CHECK(abs_err.size() > 800);
-  CHECK(mae < 7.4);
+  CHECK(mae < 7.2);
   CHECK(dram_err[dram_err.size() / 2] < 0.03);
 }

@@ -63,20 +63,19 @@ double derived_skew(const hw::HardwareSpec& hw) {
   return (hw.dram_latency_ns - hw.l2.latency_ns) / hw.dram_latency_ns;
 }
 
-// The fill window (misses in flight, beyond the paper): a miss stays pending for one round
-// trip; touches of its block in that time by the same SM group are served by its fill
-// (sdcm_tally.cpp: those that reach a lookup count as hits, the rest merge). In iterations:
-// the round trip over the time of one iteration, the roofline of the SM's resident tiles:
-// their tensor-core work at the SM's share of the tensor rate, or their loads at one SM's
-// path from L2 (l2.per_sm_bandwidth), whichever is longer. The round trip is the DRAM latency
-// when the memory system is idle, and under load the time the SM's path from L2 takes to
-// drain the bytes its software pipelines keep in flight (Little's law, as the loads-in-flight
-// sweep of hw_profiles/calibrate/h200 shows: 132 SMs x 64 KiB in flight take 2.0 us at
-// 4.37 TB/s from DRAM, 0.6 us at 7.2 TB/s for 32 KiB from L2): stages - 1 stages of every
-// resident tile. A load-bound pipeline thus keeps a fill in flight stages - 1 iterations.
-double derived_fill_window(const plan::TileProgram& p, const hw::HardwareSpec& hw,
-                           const std::vector<AccessPlan>& plans, double resident, double steps) {
-  if (hw.dram_latency_ns <= 0 || hw.sm_count <= 0) return 0;
+// The pace of an SM's resident tiles through their K loop: an iteration's roofline (tensor
+// cores or the SM's path from L2), the path's share of it, and the stages ahead of use.
+struct LoopPace {
+  double iteration_s = 0;  // the longer of the tensor-core work and the loads, all resident tiles
+  double load_s = 0;       // the loads of an iteration of all resident tiles at the SM's path
+  double ahead = 1;        // stages - 1: iterations a load is issued before its use
+  double in_flight_s = 0;  // what the pipelines keep in flight, drained at the SM's path
+};
+
+LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const std::vector<AccessPlan>& plans,
+                   double resident, double steps) {
+  LoopPace pace;
+  if (hw.sm_count <= 0) return pace;
   double tc_s = 0, load_bytes = 0, in_flight = 0;  // per tile; in_flight: bytes its pipeline keeps in flight
   for (const auto& a : p.actions) {
     if (a.op != plan::OpKind::kMmaTc) continue;
@@ -89,13 +88,48 @@ double derived_fill_window(const plan::TileProgram& p, const hw::HardwareSpec& h
     load_bytes += bytes;
     const plan::Loop* loop = p.find_loop(ap.access->loop);
     const auto ahead = static_cast<double>(loop ? std::max<std::int64_t>(1, loop->stages - 1) : 1);
+    pace.ahead = std::max(pace.ahead, ahead);
     in_flight += ahead * bytes / std::max(1.0, steps);
   }
   const double per_sm = hw.l2.per_sm_bandwidth;
   const double load_s = per_sm > 0 ? load_bytes / per_sm : 0;
-  const double iteration_s = resident * std::max(tc_s, load_s) / std::max(1.0, steps);
-  const double round_trip_s = std::max(hw.dram_latency_ns * 1e-9, per_sm > 0 ? resident * in_flight / per_sm : 0);
-  return iteration_s > 0 ? round_trip_s / iteration_s : 0;
+  pace.iteration_s = resident * std::max(tc_s, load_s) / std::max(1.0, steps);
+  pace.load_s = resident * load_s / std::max(1.0, steps);
+  pace.in_flight_s = per_sm > 0 ? resident * in_flight / per_sm : 0;
+  return pace;
+}
+
+// The fill window (misses in flight, beyond the paper): a miss stays pending for one round
+// trip; touches of its block in that time by the same SM group are served by its fill
+// (sdcm_tally.cpp: those that reach a lookup count as hits, the rest merge). In iterations:
+// the round trip over the time of one iteration, the roofline of the SM's resident tiles:
+// their tensor-core work at the SM's share of the tensor rate, or their loads at one SM's
+// path from L2 (l2.per_sm_bandwidth), whichever is longer. The round trip is the DRAM latency
+// when the memory system is idle, and under load the time the SM's path from L2 takes to
+// drain the bytes its software pipelines keep in flight (Little's law, as the loads-in-flight
+// sweep of hw_profiles/calibrate/h200 shows: 132 SMs x 64 KiB in flight take 2.0 us at
+// 4.37 TB/s from DRAM, 0.6 us at 7.2 TB/s for 32 KiB from L2): stages - 1 stages of every
+// resident tile. A load-bound pipeline thus keeps a fill in flight stages - 1 iterations.
+double derived_fill_window(const LoopPace& pace, const hw::HardwareSpec& hw) {
+  if (hw.dram_latency_ns <= 0) return 0;
+  const double round_trip_s = std::max(hw.dram_latency_ns * 1e-9, pace.in_flight_s);
+  return pace.iteration_s > 0 ? round_trip_s / pace.iteration_s : 0;
+}
+
+// The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use
+// is in flight for ahead x the iteration's load time when the SM's path sets the pace; of
+// that, the loaded round trip of a miss (pipeline_round_trip_ns + dram_queue_ns) is transit
+// and the rest waits in the path's queue, where the SMs' shares differ: the tiles' times vary
+// by tile_rate_sd x that queued share x the path's share of the iteration. A 2-stage loop
+// whose loads arrive within the round trip queues nothing: its tiles keep pace (a miss
+// lengthens the iteration of the tile ahead, the per_iteration walk). cta_skew.py: 2048 x 2048
+// x 8192-32768, 64 x 128 x 32 tiles, one wave: tile times vary by 2.5% at 2 stages, 4.0% at
+// 3 (queued share 0.45), 7.0% at 4 and 5 (0.63).
+double derived_rate_sd(const LoopPace& pace, const hw::HardwareSpec& hw) {
+  if (hw.tile_rate_sd <= 0 || pace.load_s <= 0 || pace.iteration_s <= 0) return 0;
+  const double transit_ns = hw.pipeline_round_trip_ns > 0 ? hw.pipeline_round_trip_ns + hw.dram_queue_ns : hw.dram_latency_ns;
+  const double queued = std::max(0.0, 1.0 - transit_ns * 1e-9 / (pace.ahead * pace.load_s));
+  return hw.tile_rate_sd * queued * pace.load_s / pace.iteration_s;
 }
 
 StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw, const TileLaunchOrder& order,
@@ -110,9 +144,11 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
                     .steps = static_cast<std::int64_t>(steps), .skew = {}};
   shape.skew.per_iteration = options.skew_per_iteration.value_or(derived_skew(hw));
   const double resident = static_cast<double>(slots) / static_cast<double>(sms);
+  const LoopPace pace = loop_pace(p, hw, plans, resident, steps);
+  shape.skew.rate_sd = options.skew_per_iteration && *options.skew_per_iteration == 0 ? 0 : derived_rate_sd(pace, hw);
   // Only where the L2 is the near cache (H200, ncu-validated): with an L1.5 tier (B200) the
   // resource vector reads L1.5 hits as the share kept off L2, and a pending L1.5 miss is not.
-  shape.fill_window = lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(p, hw, plans, resident, steps));
+  shape.fill_window = lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw));
   shape.foreign_share = lv.l15 ? 0.0 : 1.0 / static_cast<double>(lv.groups);
   shape.whole_stream = lv.l15;
   return shape;
@@ -176,7 +212,7 @@ detail::MemoKey touches_key(const plan::TileProgram& program, const Prepared& p,
     k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.repeats);
   }
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
-  k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration);
+  k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.skew.rate_sd);
   k.add(p.shape.foreign_share).add(p.shape.whole_stream).add(sm_count);
   k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact);
   return k;
@@ -208,7 +244,7 @@ void walk_touches(const TileSequence& tiles, const Prepared& p, const SdcmOption
                   const detail::TallyContext& ctx, const StreamInput& input,
                   std::vector<detail::Touch>& touches, bool keep, Tally& t) {
   touches.clear();
-  const int samples = p.shape.skew.per_iteration > 0 ? std::max(1, options.k_samples) : 1;
+  const int samples = p.shape.skew.per_iteration > 0 || p.shape.skew.rate_sd > 0 ? std::max(1, options.k_samples) : 1;
   for (int s = 0; s < samples; ++s)
     walk_stream(detail::StreamWalker::of_this_thread(), tiles, input, p.shape, (s + 0.5) / samples,
                 ctx.waves, [&](const WaveStream& w) {
@@ -257,7 +293,7 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
           ap.access->write ? 0 : static_cast<std::size_t>(ap.keys.count() * p.lv.groups),
           Tally::Run{});
   }
-  const int samples = p.shape.skew.per_iteration > 0 ? std::max(1, options.k_samples) : 1;
+  const int samples = p.shape.skew.per_iteration > 0 || p.shape.skew.rate_sd > 0 ? std::max(1, options.k_samples) : 1;
   const detail::TallyContext ctx{p.plans, streamed, blocks, p.lv, waves, 1.0 / samples};
   if (options.memo && !options.tile_maps) {
     auto& memo = detail::AnalysisMemo<std::vector<detail::Touch>, 4>::of_this_thread();

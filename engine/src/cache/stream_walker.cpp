@@ -11,11 +11,13 @@ namespace tilesight::cache {
 
 namespace {
 
-// The spread of a wave's start times (iterations): the slots' drift after w tiles (SkewModel),
-// at least one iteration, at most one tile.
+// The spread of a wave's start times (iterations): the slots' drift after w tiles, the random
+// walk of their iterations and the tiles' own speeds (SkewModel), at least one iteration, at
+// most one tile.
 double wave_width(std::int64_t w, const StreamShape& s) {
-  const double steps = static_cast<double>(s.steps), drift = s.skew.per_iteration;
-  return std::clamp(drift * std::sqrt(12.0 * static_cast<double>(w) * steps), 1.0, std::max(1.0, steps));
+  const double steps = static_cast<double>(s.steps), drift = s.skew.per_iteration, rate = s.skew.rate_sd * steps;
+  const double sd = std::sqrt(static_cast<double>(w) * (drift * drift * steps + rate * rate));
+  return std::clamp(std::sqrt(12.0) * sd, 1.0, std::max(1.0, steps));
 }
 
 // A tile's drift after k iterations of its loop (sd, iterations). Each iteration adds a step of
@@ -118,13 +120,13 @@ const StreamWalker::Phases& StreamWalker::phases_of(std::int64_t w, std::int64_t
   const double drift = within_tile_drift(shape_.skew, k_);
   for (Phases& p : recent_)
     if (p.wave == w && p.count == count && p.slots == slots && p.steps == shape_.steps &&
-        p.skew == shape_.skew.per_iteration && p.k == k_) {
+        p.skew == shape_.skew.per_iteration && p.rate == shape_.skew.rate_sd && p.k == k_) {
       if (sorted && p.order.empty() && count > 0) sort_phases(p);
       return p;
     }
   Phases& p = recent_[next_recent_];
   next_recent_ = (next_recent_ + 1) % recent_.size();
-  p = {.slots = slots, .steps = shape_.steps, .wave = w, .count = count, .skew = shape_.skew.per_iteration, .k = k_,
+  p = {.slots = slots, .steps = shape_.steps, .wave = w, .count = count, .skew = shape_.skew.per_iteration, .rate = shape_.skew.rate_sd, .k = k_,
        .phase = std::move(p.phase), .order = std::move(p.order)};
   const auto n = static_cast<std::size_t>(count);
   const double width = wave_width(w, shape_), start = static_cast<double>(w) * static_cast<double>(shape_.steps);

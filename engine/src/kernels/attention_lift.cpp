@@ -280,8 +280,11 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
   lift_epilogue(p, prog);
   lift_column_split(p, prog);
   // fa3 (FA3, cuDNN's sm90 kernel): persistent, one block per SM walking tiles with the
-  // TMA pipeline kept full across them (attention_README.md: grid 132 x 384 threads).
-  prog.schedule = {.persistent = p.variant == "fa3" || p.variant == "fa4"};
+  // TMA pipeline kept full across them (attention_README.md: grid 132 x 384 threads). Its
+  // scheduler walks the query blocks of a head first, then heads, then batches (FA3's
+  // StaticPersistentTileScheduler splits the tile index m-block first): the grid's last dim
+  // fastest, raster n, so the CTAs in flight share their head's K/V.
+  prog.schedule = {.persistent = p.variant == "fa3" || p.variant == "fa4", .raster = plan::Raster::kN};
   prog.resources = {attention_smem_bytes(p), attention_registers_per_thread(p), p.warps};
   return prog;
 }

@@ -64,11 +64,14 @@ class ReuseKeys {
 
 // Inter-SM skew (§5.3): iteration times vary by `per_iteration` iterations (standard
 // deviation), so after n iterations two slots are apart by a random walk of sd
-// per_iteration * sqrt(n). A wave's start times spread uniformly over sqrt(12) times the
-// slots' drift (at least one iteration, at most one tile); within the tile each one drifts
-// on, bounded by the catch-up of tiles that fall behind (stream_walker.cpp).
+// per_iteration * sqrt(n). Tiles whose loads queue also run at speeds of their own: a tile's
+// time varies by `rate_sd` of itself, so w tiles into the launch two slots are apart by
+// rate_sd * steps * sqrt(w) more. A wave's start times spread uniformly over sqrt(12) times
+// the slots' drift (at least one iteration, at most one tile); within the tile each one
+// drifts on, bounded by the catch-up of tiles that fall behind (stream_walker.cpp).
 struct SkewModel {
   double per_iteration = 0;  // 0: lockstep
+  double rate_sd = 0;        // relative sd of a tile's time (0: tiles keep pace)
 };
 
 struct StreamShape {
@@ -246,7 +249,7 @@ class StreamWalker {
   // walks of other grids and orders with the same timing reuse them.
   struct Phases {
     std::int64_t slots = 0, steps = 0, wave = -1, count = 0;
-    double skew = 0, k = 0;
+    double skew = 0, rate = 0, k = 0;
     std::vector<float> phase;          // per slot: iterations after the wave's start
     std::vector<std::uint64_t> order;  // sort keys (ordered phase bits, slot), sorted; empty: not yet
   };

@@ -98,6 +98,11 @@ struct HardwareSpec {
   // the two do not overlap, at two stages in flight; over (stages in flight)^2 beyond
   // (hw_profiles/calibrate/pipeline_depth.py). 0: not measured (full overlap).
   double pipeline_mma_exposure = 0;
+  // Tiles of a K loop whose loads queue behind the SM's path from L2 run at different speeds
+  // (hw_profiles/calibrate/cta_skew.py: per-CTA start and end times): the relative standard
+  // deviation of a tile's time is tile_rate_sd times the share of a load's time in flight
+  // spent queued. 0: not measured (tiles keep pace).
+  double tile_rate_sd = 0;
   double smem_fill_bandwidth_per_sm = 0;  // bytes/s async copies move into one SM
   // Element-wise register loads (hw_profiles/calibrate/l1_sectors.cu): a warp load instruction
   // takes at least lsu_instruction_cycles of the SM's load/store path, more when its lanes

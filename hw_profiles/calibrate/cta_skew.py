@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""When does each CTA of a Triton GEMM start and end? Inter-SM skew against pipeline depth.
+
+The L2 hit rate of deep-K, group-1 GEMMs collapses with the number of stages
+(tests/validation/h200/l2_hit_corpus.csv: 8192x8192x28672 with 64x128x32 tiles reads 9 GB from
+DRAM at 2 stages and 54 GB at 3-5). The cache model's reuse gaps depend on how far apart in
+time the tiles that share a block run (docs/cache-model.md, inter-SM skew). This records it
+directly: the corpus's kernel (Triton tutorial 03, same code) with %globaltimer read at the
+start and the end of every CTA, plus %smid. One cold launch per case (L2 flushed by writing
+a 256 MiB buffer first, as do_bench does), three repeats.
+
+Cases: one-wave grids (2048x2048 output, 512 tiles of 64x128) at K 8192 and 32768, 2-5
+stages: the spread of end times after k iterations (the random walk of the drift, and whether
+a latency-bound loop holds its CTAs together); and multi-wave grids (8192x8192x28672 and
+4096x4096x14336, group 1 and 8): the start times of tiles by launch position (wave width, the
+gap between tiles sharing a B column).
+
+CSV: case, M, N, K, block_m, block_n, block_k, group_m, stages, warps, rep, pid, smid,
+     t_start_ns, t_end_ns   (times relative to the earliest start of the launch)
+Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 150k rows)
+       python3 cta_skew.py --fit h200/cta_skew.csv.gz [--profile ../h200.json]   (no GPU needed)
+
+--fit derives the profile's `tile_rate_sd`: for each one-wave case, the relative standard
+deviation of the first wave's tile times on the SMs holding the most tiles (an SM with fewer tiles gives
+each a larger share of its path), against the model's queued share of a load's time in
+flight (engine/src/cache/sdcm_cache_model.cpp, derived_rate_sd): 1 - (pipeline_round_trip_ns
++ dram_queue_ns) / ((stages - 1) x the resident tiles' loads of an iteration at
+l2.per_sm_bandwidth). tile_rate_sd is the least-squares slope through the origin over the
+cases with a queued share (3-5 stages; 2-stage loops queue nothing).
+"""
+import argparse
+import csv
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+try:
+    import torch  # noqa: E402
+    import triton  # noqa: E402
+    import triton.language as tl  # noqa: E402
+except ImportError:  # --fit needs neither
+    triton = None
+
+
+if triton is not None:  # the kernels (the measurement needs a GPU)
+    @triton.jit
+    def _globaltimer():
+        return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64,
+                                         is_pure=False, pack=1)
+
+
+    @triton.jit
+    def _smid():
+        return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=tl.int32,
+                                         is_pure=True, pack=1)
+
+
+    @triton.jit
+    def timed_matmul_kernel(a_ptr, b_ptr, c_ptr, t_ptr, M, N, K,
+                            stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                            GROUP_M: tl.constexpr):
+        t0 = _globaltimer()
+        pid = tl.program_id(axis=0)
+        num_pid_m = tl.cdiv(M, BLOCK_M)
+        num_pid_n = tl.cdiv(N, BLOCK_N)
+        num_pid_in_group = GROUP_M * num_pid_n
+        group_id = pid // num_pid_in_group
+        first_pid_m = group_id * GROUP_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+        pid_n = (pid % num_pid_in_group) // group_size_m
+
+        offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+        offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+        accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+            accumulator = tl.dot(a, b, accumulator)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        c = accumulator.to(tl.bfloat16)
+
+        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+        tl.store(c_ptrs, c, mask=c_mask)
+        t1 = _globaltimer()
+        tl.store(t_ptr + pid * 3, t0)
+        tl.store(t_ptr + pid * 3 + 1, t1)
+        tl.store(t_ptr + pid * 3 + 2, _smid().to(tl.int64))
+
+
+# (case, M, N, K, block_m, block_n, block_k, group_m, stages, warps)
+CASES = []
+for K in (8192, 32768):
+    for st in (2, 3, 4, 5):
+        CASES.append(("one_wave", 2048, 2048, K, 64, 128, 32, 1, st, 4))
+for st in (2, 3, 5):
+    CASES.append(("multi_wave", 8192, 8192, 28672, 64, 128, 32, 1, st, 4))
+CASES.append(("multi_wave", 8192, 8192, 28672, 64, 128, 32, 8, 3, 4))
+for st in (2, 3, 5):
+    CASES.append(("multi_wave", 4096, 4096, 14336, 64, 64, 128, 1, st, 4))
+
+
+def run_case(case, writer, flush_buf):
+    name, M, N, K, bm, bn, bk, gm, st, w = case
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+    tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+    t = torch.zeros(tiles * 3, device="cuda", dtype=torch.int64)
+
+    def launch():
+        return timed_matmul_kernel[(tiles,)](a, b, c, t, M, N, K, a.stride(0), a.stride(1),
+                                             b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+                                             num_stages=st, num_warps=w)
+    k = launch()  # compile and warm up
+    torch.cuda.synchronize()
+    for rep in range(3):
+        flush_buf.zero_()
+        t.zero_()
+        launch()
+        torch.cuda.synchronize()
+        v = t.view(tiles, 3).cpu().tolist()
+        base = min(r[0] for r in v)
+        for pid, (t0, t1, sm) in enumerate(v):
+            writer.writerow([name, M, N, K, bm, bn, bk, gm, st, w, rep, pid, sm, t0 - base, t1 - base])
+        span = (max(r[1] for r in v) - base) / 1000.0
+        print(name, M, N, K, f"{bm}x{bn}x{bk}", "g", gm, "s", st, "rep", rep, "regs", k.n_regs,
+              "smem", k.metadata.shared, f"span {span:.1f} us", flush=True)
+    del a, b, c, t
+    torch.cuda.empty_cache()
+
+
+def fit(path, profile):
+    import collections
+    import json
+    import statistics
+    with open(profile) as f:
+        hw = json.load(f)
+    value = lambda v: v["value"] if isinstance(v, dict) else v  # noqa: E731
+    per_sm = value(hw["l2"]["per_sm_bandwidth"])
+    transit = (value(hw["pipeline_round_trip_ns"]) + value(hw["dram_queue_ns"])) * 1e-9
+    import gzip
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    runs = collections.defaultdict(list)
+    for r in rows:
+        if r["case"] == "one_wave":
+            runs[tuple(r[c] for c in ("M", "N", "K", "block_m", "block_n", "block_k", "stages", "rep"))].append(r)
+    points = []
+    for key, v in sorted(runs.items()):
+        _, _, _, bm, bn, bk, st, rep = (int(x) for x in key)
+        by_sm = collections.defaultdict(list)
+        first_end = min(int(r["t_end_ns"]) for r in v)
+        for r in v:
+            if int(r["t_start_ns"]) < first_end:  # the first wave only
+                by_sm[r["smid"]].append(int(r["t_end_ns"]) - int(r["t_start_ns"]))
+        resident = max(len(t) for t in by_sm.values())
+        times = [x for t in by_sm.values() if len(t) == resident for x in t]
+        sd = statistics.pstdev(times) / statistics.mean(times)
+        load_s = resident * (bm + bn) * bk * 2 / per_sm  # bf16 A and B tiles of an iteration
+        queued = max(0.0, 1 - transit / ((st - 1) * load_s))
+        points.append((sd, queued))
+        print(f"K {key[2]:>5} stages {st} rep {rep}: {resident} tiles per SM, time sd {100 * sd:.2f}%, "
+              f"queued share {queued:.3f}")
+    num = sum(sd * q for sd, q in points if q > 0)
+    den = sum(q * q for sd, q in points if q > 0)
+    print(f"tile_rate_sd = {num / den:.4f}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out")
+    ap.add_argument("--fit")
+    ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
+    args = ap.parse_args()
+    if args.fit:
+        fit(args.fit, args.profile)
+        return
+    from envinfo import header_lines
+    flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
+    with open(os.path.join(args.out, "cta_skew.csv"), "w", newline="") as f:
+        f.write(header_lines("hw_profiles/calibrate/cta_skew.py"))
+        w_ = csv.writer(f)
+        w_.writerow(["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages",
+                     "warps", "rep", "pid", "smid", "t_start_ns", "t_end_ns"])
+        for case in CASES:
+            try:
+                run_case(case, w_, flush_buf)
+            except Exception as e:  # noqa: BLE001
+                print("skip", case, type(e).__name__, e, flush=True)
+            f.flush()
+
+
+if __name__ == "__main__":
+    main()
