@@ -211,6 +211,22 @@ TEST_CASE("the compiler's reported registers decide occupancy", "[gemm][model]")
   CHECK(bad.errors()[0].path == "params.registers");
 }
 
+TEST_CASE("a tile whose accumulators overflow the registers spills them around its MMAs", "[gemm]") {
+  // 128 x 256 on 4 warps: 256 fp32 accumulators per thread + the 40 base > 255. Triton
+  // recorded 196 spill slots (4096^3 128x256x64 w4): 2 x 4 x 196 x 128 threads = 200704 B of
+  // local traffic per iteration, the MMA's own accumulators. On 8 warps (128 each) or with
+  // 128 x 128 tiles nothing overflows.
+  auto p = gemm(4096, 4096, 4096);
+  p.block_m = 128, p.block_n = 256, p.warps = 4, p.registers = 255, p.spills = 196;
+  const auto mma = kernels::lift_gemm(p).actions[2];
+  CHECK(mma.local_bytes == Approx(200704));
+  CHECK(mma.accumulator_spills);
+  p.warps = 8, p.registers = 208, p.spills = 0;
+  CHECK_FALSE(kernels::lift_gemm(p).actions[2].accumulator_spills);
+  p.block_n = 128, p.warps = 4, p.registers = 0;
+  CHECK_FALSE(kernels::lift_gemm(p).actions[2].accumulator_spills);
+}
+
 TEST_CASE("waves: a tail wave gets its own active-SM bandwidth share", "[gemm][model]") {
   // 3000 x 5000 with 128 x 256 tiles: 24 x 20 = 480 blocks. SMEM 2 x (128x64 + 64x256) x 2 B
   // = 98304 B would allow 2 per SM, but registers allow 1: 128 x 256 fp32 accumulators over

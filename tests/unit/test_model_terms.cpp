@@ -81,6 +81,37 @@ TEST_CASE("spill reloads wait one L2 round trip each on the loop's chain", "[mod
   CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(100e-9).epsilon(1e-6));
 }
 
+TEST_CASE("spilled accumulators: the MMA waits for the tile's traffic on the SM's path, warp groups take turns", "[model]") {
+  // One tile's iteration by hand: an MMA of 100 ns of tensor-core time with 4 KiB of spill
+  // traffic, and a 2 KiB load, at an L2 path of 20 GB/s per SM (132 SMs, 2.64 TB/s): 204.8 ns
+  // and 102.4 ns. Spilled accumulators: the MMA lasts 100 + 204.8 + 102.4 =
+  // 407.2 ns; without the flag its L2 lane (204.8) and the load (102.4) overlap the MMA:
+  // 307.2 ns (the path busy for both). Eight warps are two warp groups taking turns: 203.6
+  // ns for the MMA, below the path's 307.2.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.tensor_core.flops_per_s = {{DType::kBF16, 132 * 1e12}};
+  hw.l2.bandwidth = 132 * 20e9;
+  hw.dram_bandwidth = 132 * 20e9;
+  hw.smem_bandwidth_per_sm = 1e15;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.tensors = {{"A", {1 << 20}, DType::kBF16}};
+  prog.loops = {{"k", 100, 1, ""}};
+  prog.actions = {{.name = "load", .op = plan::OpKind::kLoad, .operands = {"A"}, .bytes = 2048,
+                   .result_level = plan::Placement::kRegister, .loop = "k"},
+                  {.name = "mma", .op = plan::OpKind::kMmaTc, .flops = 100e-9 * 1e12, .local_bytes = 4096,
+                   .accumulator_spills = true, .loop = "k", .dtype = DType::kBF16}};
+  const cache::CacheTraffic traffic;
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates};
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(407.2e-9).epsilon(1e-3));
+  prog.resources.warps = 8;
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(307.2e-9).epsilon(1e-3));
+  prog.resources.warps = 4;
+  prog.actions[1].accumulator_spills = false;
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(307.2e-9).epsilon(1e-3));
+}
+
 TEST_CASE("DRAM traffic lengthens a software pipeline's round trip by its queueing", "[model][dram]") {
   // A 3-stage loop (2 stages in flight) whose one load moves 8192 B, all from DRAM. Profile:
   // round trip 600 ns, fill 200 GB/s (8192 B: 40.96 ns), DRAM 132 x 40 GB/s so the SM's share

@@ -228,6 +228,13 @@ double gemm_spill_bytes_per_iteration(const GemmParams& p) {
 
 namespace {
 
+// The fp32 accumulators and the base alone do not fit in 255 registers: the compiler splits
+// the tile's MMAs and spills accumulators around them (ncu_spills_facts.csv: every spilled
+// slot stored and reloaded once per iteration).
+bool gemm_accumulators_overflow(const GemmParams& p) {
+  return ceil_div(p.block_m * p.block_n, consumer_warps(p) * 32) + kBaseRegisters > kMaxRegisters;
+}
+
 // Spilled registers a K iteration reloads one after another, in a loop that stages an operand
 // through registers: what the loop itself holds (accumulators, the base, the staged elements)
 // beyond 255, whose reloads sit between the global loads and the st.shared the iteration
@@ -240,8 +247,8 @@ namespace {
 double gemm_loop_reloads(const GemmParams& p) {
   const bool staged = gemm_a_via_registers(p) || gemm_b_via_registers(p);
   if (!staged || (p.registers > 0 && p.spills == 0)) return 0;
+  if (gemm_accumulators_overflow(p)) return 0;
   const std::int64_t accumulators = ceil_div(p.block_m * p.block_n, consumer_warps(p) * 32);
-  if (accumulators + kBaseRegisters > kMaxRegisters) return 0;
   return static_cast<double>(std::max<std::int64_t>(0, accumulators + kBaseRegisters + staged_registers(p) - kMaxRegisters));
 }
 
@@ -312,6 +319,7 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
        .flops = 2.0 * c_tile * static_cast<double>(p.block_k), .bytes = a_bytes + b_bytes,
        .local_bytes = gemm_spill_bytes_per_iteration(p),
        .local_reloads = gemm_loop_reloads(p),
+       .accumulator_spills = gemm_spill_bytes_per_iteration(p) > 0 && gemm_accumulators_overflow(p),
        .deps = {0, 1},
        .result_level = Placement::kRegister, .loop = "k", .dtype = p.dtype},
       {.name = "store_c", .op = OpKind::kStore, .operands = {"C"}, .bytes = c_tile * dtype_bytes(partial),

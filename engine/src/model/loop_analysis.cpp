@@ -56,6 +56,21 @@ std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx)
     item.latency += a.local_reloads * ctx.hw.l2.latency_ns * 1e-9;
     items.push_back(std::move(item));
   }
+  // Spilled accumulators are stored and reloaded between the MMAs that use them, behind everything
+  // else the tile moves over the SM's path from L2 (ncu, tests/validation/h200/
+  // ncu_spills_facts.csv: 4096^3 128x256x64 w4 with 196 slots, one CTA per SM, takes 5.0 us
+  // an iteration: its 204 KB of local traffic and 48 KB of tiles at the SM's path take 3.8 us,
+  // the MMA 0.56 us, the round trip the rest; two CTAs per SM overlap one's MMA with the
+  // other's traffic, 3.9 us per tile). A warp group's MMA waits for its accumulators to cross
+  // the path: the spilling action lasts the iteration's path time plus its tensor-core time,
+  // shared by the tile's warp groups, which take turns (256x256x64 on 8 warps, 190 slots:
+  // 1.01 ms on 4096^3 where one group's turn alone would give 1.31).
+  double path = 0;
+  for (const auto& item : items) path += item.u[Resource::kL2];
+  const double groups = std::max<double>(1.0, static_cast<double>(p.resources.warps / 4));
+  for (std::size_t j = 0; j < items.size(); ++j)
+    if (p.actions[items[j].action_indices.front()].accumulator_spills)
+      items[j].duration = std::max(items[j].duration, (items[j].u[Resource::kTC] + path) / groups);
   // A nested loop is one composite item: its busy time as the resource vector, its envelope
   // as the duration (Algorithm 2: AnalyzeLoop recurses into sub-loops).
   for (const auto& child : p.loops) {

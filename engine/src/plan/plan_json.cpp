@@ -178,7 +178,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "multicast", "via_registers", "lane_sectors", "lane_lines", "barriers", "deps", "loop",
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "accumulator_spills", "multicast", "via_registers", "lane_sectors", "lane_lines", "barriers", "deps", "loop",
                     "dtype", "mma", "result"});
   ActionText text;
   TileAction& a = text.action;
@@ -193,6 +193,7 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.local_reloads = r.number("local_reloads", 0, 65536, 0.0).value_or(0);
   a.multicast = r.number("multicast", 1, 16, 1.0).value_or(1);
   a.via_registers = r.boolean("via_registers", false).value_or(false);
+  a.accumulator_spills = r.boolean("accumulator_spills", false).value_or(false);
   a.lane_sectors = r.number("lane_sectors", 0, 32, 0.0).value_or(0);
   a.lane_lines = r.number("lane_lines", 0, 32, 0.0).value_or(0);
   a.barriers = r.number("barriers", 0, 1024, 0.0).value_or(0);
@@ -279,6 +280,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
   if (a.local_reloads > 0) j["local_reloads"] = amount_json(a.local_reloads);
   if (a.multicast != 1) j["multicast"] = amount_json(a.multicast);
   if (a.via_registers) j["via_registers"] = true;
+  if (a.accumulator_spills) j["accumulator_spills"] = true;
   if (a.lane_sectors > 0) j["lane_sectors"] = amount_json(a.lane_sectors);
   if (a.lane_lines > 0) j["lane_lines"] = amount_json(a.lane_lines);
   if (a.barriers > 0) j["barriers"] = amount_json(a.barriers);

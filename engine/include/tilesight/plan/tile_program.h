@@ -93,6 +93,9 @@ struct TileAction {
                                           // reloaded per execution (served by L1/L2)
   double local_reloads = 0;               // of those, 4-byte reloads per thread that wait in
                                           // turn for L2 (one round trip each) on the loop's chain
+  bool accumulator_spills = false;        // the spilled registers are the action's own MMA
+                                          // accumulators, stored and reloaded around its MMA
+                                          // steps: it waits for the tile's traffic on the path
   double multicast = 1;                   // loads: CTAs of a cluster sharing one TMA multicast
                                           // (L2/DRAM carry bytes / multicast; SMEM all of them)
   bool via_registers = false;             // loads: element-wise ld.global + st.shared through
