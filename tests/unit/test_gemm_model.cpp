@@ -227,6 +227,34 @@ TEST_CASE("a tile whose accumulators overflow the registers spills them around i
   CHECK_FALSE(kernels::lift_gemm(p).actions[2].accumulator_spills);
 }
 
+TEST_CASE("a K-contiguous operand read 64 bytes a row takes longer of the DRAM", "[gemm][model]") {
+  // Row-major A (M x K) with BLOCK_K 32 bf16: each row gives 64 contiguous bytes an iteration,
+  // half an L2 line; B row-major (K x N) is N-contiguous: the tiles side by side cover its
+  // rows (long runs). Stored transposed, A is M-contiguous and B K-contiguous.
+  auto p = gemm(8192, 64, 4096);
+  p.block_m = 64, p.block_n = 64, p.block_k = 32;
+  auto prog = kernels::lift_gemm(p);
+  CHECK(prog.actions[0].dram_run_bytes == 64);
+  CHECK(prog.actions[1].dram_run_bytes == 0);
+  p.layout = "tt";
+  prog = kernels::lift_gemm(p);
+  CHECK(prog.actions[0].dram_run_bytes == 0);
+  CHECK(prog.actions[1].dram_run_bytes == 64);
+  // A 4096-byte load all from DRAM at the SM's share of 132 x 33 GB/s: 124.1 ns; in 64-byte
+  // runs at an efficiency of 0.687: 180.7 ns; in 128-byte runs (BLOCK_K 64) unchanged.
+  auto hw = h200_like();
+  hw.dram_bandwidth = 132 * 33e9;
+  hw.dram_half_line_efficiency = 0.687;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  cache::CacheTraffic traffic;
+  traffic.accesses = {{.tensor = "A", .requested_bytes = 4096, .dram_bytes = 4096}};
+  plan::TileAction load{.name = "load_a", .op = plan::OpKind::kLoad, .operands = {"A"}, .bytes = 4096,
+                        .dram_run_bytes = 64, .result_level = plan::Placement::kSmem};
+  CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kDram] == Approx(180.66e-9).epsilon(1e-3));
+  load.dram_run_bytes = 128;
+  CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kDram] == Approx(124.12e-9).epsilon(1e-3));
+}
+
 TEST_CASE("waves: a tail wave gets its own active-SM bandwidth share", "[gemm][model]") {
   // 3000 x 5000 with 128 x 256 tiles: 24 x 20 = 480 blocks. SMEM 2 x (128x64 + 64x256) x 2 B
   // = 98304 B would allow 2 per SM, but registers allow 1: 128 x 256 fp32 accumulators over

@@ -49,7 +49,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 21> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 22> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -65,6 +65,7 @@ constexpr std::array<Field<HardwareSpec>, 21> kTopFields{{
     {"dram_queue_ns", &HardwareSpec::dram_queue_ns, kOptionalNonNegative},
     {"pipeline_mma_exposure", &HardwareSpec::pipeline_mma_exposure, kOptionalNonNegative},
     {"tile_rate_sd", &HardwareSpec::tile_rate_sd, kOptionalNonNegative},
+    {"dram_half_line_efficiency", &HardwareSpec::dram_half_line_efficiency, kOptionalNonNegative},
     {"smem_fill_bandwidth_per_sm", &HardwareSpec::smem_fill_bandwidth_per_sm, kOptionalNonNegative},
     {"l1_sectors_per_clk", &HardwareSpec::l1_sectors_per_clk, kOptionalNonNegative},
     {"l1_lines_per_clk", &HardwareSpec::l1_lines_per_clk, kOptionalNonNegative},
@@ -374,6 +375,7 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "dram_queue_ns",
                        "pipeline_mma_exposure",
                        "tile_rate_sd",
+                       "dram_half_line_efficiency",
                        "smem_fill_bandwidth_per_sm",
                        "l1_sectors_per_clk",
                        "l1_lines_per_clk",

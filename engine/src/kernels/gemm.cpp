@@ -252,6 +252,15 @@ double gemm_loop_reloads(const GemmParams& p) {
   return static_cast<double>(std::max<std::int64_t>(0, accumulators + kBaseRegisters + staged_registers(p) - kMaxRegisters));
 }
 
+// An operand stored K-contiguous (A row-major, B transposed) gives each row's reads of an
+// iteration BLOCK_K elements in a run, and the tiles in flight read the same columns of other
+// rows: runs of BLOCK_K x dtype bytes (dram_locality.csv). Stored the other way, the tiles
+// side by side cover whole rows together (0: long runs).
+double gemm_dram_run_bytes(const GemmParams& p, bool k_contiguous) {
+  if (!k_contiguous || p.K <= p.block_k) return 0;
+  return static_cast<double>(p.block_k) * dtype_bytes(p.dtype);
+}
+
 std::string program_name(const GemmParams& p) {
   std::string n = "gemm M=" + std::to_string(p.M) + " N=" + std::to_string(p.N) + " K=" + std::to_string(p.K) +
                   (p.batch > 1 ? " batch=" + std::to_string(p.batch) : "") + " " + std::string(dtype_name(p.dtype)) +
@@ -310,11 +319,13 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
       {.name = "load_a", .op = OpKind::kLoad, .operands = {"A"}, .bytes = a_bytes,
        .multicast = static_cast<double>(p.cluster_n), .via_registers = gemm_a_via_registers(p),
        .lane_sectors = gemm_a_via_registers(p) ? gemm_lane_sectors(a_lanes) : 0.0,
-       .lane_lines = gemm_a_via_registers(p) ? gemm_lane_lines(a_lanes) : 0.0, .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .lane_lines = gemm_a_via_registers(p) ? gemm_lane_lines(a_lanes) : 0.0,
+       .dram_run_bytes = gemm_dram_run_bytes(p, !ta), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "load_b", .op = OpKind::kLoad, .operands = {"B"}, .bytes = b_bytes,
        .multicast = static_cast<double>(p.cluster_m), .via_registers = gemm_b_via_registers(p),
        .lane_sectors = gemm_b_via_registers(p) ? gemm_lane_sectors(b_lanes) : 0.0,
-       .lane_lines = gemm_b_via_registers(p) ? gemm_lane_lines(b_lanes) : 0.0, .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .lane_lines = gemm_b_via_registers(p) ? gemm_lane_lines(b_lanes) : 0.0,
+       .dram_run_bytes = gemm_dram_run_bytes(p, tb), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
        .flops = 2.0 * c_tile * static_cast<double>(p.block_k), .bytes = a_bytes + b_bytes,
        .local_bytes = gemm_spill_bytes_per_iteration(p),

@@ -101,6 +101,11 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       const double merged = a.op == OpKind::kLoad ? merged_share(traffic, moved_tensor(a)) : 0.0;
       u[Resource::kL2] = seconds(fetched * (1 - l15_share) * (1 - merged), rates.l2_bytes);
       u[Resource::kDram] = seconds(std::min(a.bytes * dram_share, fetched), rates.dram_bytes);
+      // Half-line runs (dram_runs.csv: 64-byte runs a row apart read at 2.65-2.69 TB/s where
+      // 128-256-byte runs read at 3.77-4.06) take longer of the DRAM's time.
+      const double line = hw.l2.line_bytes;
+      if (hw.dram_half_line_efficiency > 0 && a.dram_run_bytes >= line / 2 && a.dram_run_bytes < line)
+        u[Resource::kDram] /= hw.dram_half_line_efficiency;
       if (a.op == OpKind::kLoad && a.result_level == Placement::kSmem)
         u[Resource::kSmem] = seconds(a.via_registers ? register_staged_lsu_bytes(a, hw) : a.bytes, rates.smem_bytes);
       if (a.result_level == Placement::kTmem) u[Resource::kTmem] = seconds(a.bytes, rates.tmem_bytes);

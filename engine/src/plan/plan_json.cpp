@@ -178,7 +178,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "accumulator_spills", "multicast", "via_registers", "lane_sectors", "lane_lines", "barriers", "deps", "loop",
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "accumulator_spills", "multicast", "via_registers", "lane_sectors", "lane_lines", "dram_run_bytes", "barriers", "deps", "loop",
                     "dtype", "mma", "result"});
   ActionText text;
   TileAction& a = text.action;
@@ -196,6 +196,7 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.accumulator_spills = r.boolean("accumulator_spills", false).value_or(false);
   a.lane_sectors = r.number("lane_sectors", 0, 32, 0.0).value_or(0);
   a.lane_lines = r.number("lane_lines", 0, 32, 0.0).value_or(0);
+  a.dram_run_bytes = r.number("dram_run_bytes", 0, kMaxAmount, 0.0).value_or(0);
   a.barriers = r.number("barriers", 0, 1024, 0.0).value_or(0);
   if (const json* deps = r.array("deps", false))
     text.dep_names = read_dep_names(*deps, r.field_path("deps"), errors);
@@ -283,6 +284,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
   if (a.accumulator_spills) j["accumulator_spills"] = true;
   if (a.lane_sectors > 0) j["lane_sectors"] = amount_json(a.lane_sectors);
   if (a.lane_lines > 0) j["lane_lines"] = amount_json(a.lane_lines);
+  if (a.dram_run_bytes > 0) j["dram_run_bytes"] = amount_json(a.dram_run_bytes);
   if (a.barriers > 0) j["barriers"] = amount_json(a.barriers);
   return j;
 }

@@ -103,6 +103,10 @@ struct HardwareSpec {
   // deviation of a tile's time is tile_rate_sd times the share of a load's time in flight
   // spent queued. 0: not measured (tiles keep pace).
   double tile_rate_sd = 0;
+  // Reads that reach DRAM in runs of half an L2 line (64 bytes: a row-major bf16 tile 32
+  // columns wide, the other tiles in flight at the same columns of other rows) move at this
+  // fraction of dram_bandwidth (hw_profiles/calibrate/dram_runs.py). 0: not measured (1).
+  double dram_half_line_efficiency = 0;
   double smem_fill_bandwidth_per_sm = 0;  // bytes/s async copies move into one SM
   // Element-wise register loads (hw_profiles/calibrate/l1_sectors.cu): a warp load instruction
   // takes at least lsu_instruction_cycles of the SM's load/store path, more when its lanes

@@ -106,6 +106,8 @@ struct TileAction {
   double lane_sectors = 0;                // via_registers loads: 32-byte sectors one warp load
                                           // instruction touches (0: 16, a 512-byte span)
   double lane_lines = 0;                  // ... and the 128-byte cache lines they lie in
+  double dram_run_bytes = 0;              // loads: contiguous bytes the tiles in flight read
+                                          // together from each row (0: long runs)
   std::vector<std::size_t> deps;          // indices of actions in the same iteration
   Placement result_level = Placement::kRegister;  // scratchpad level of the result
   std::string loop;                       // innermost loop it runs in; "" = tile body
