@@ -1,0 +1,87 @@
+// The SDCM cache model against the ncu corpus of the H200 (tests/validation/h200/l2_hit_*.csv).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sdcm_test_spec.h"
+#include "tilesight/cache/sdcm_cache_model.h"
+#include "tilesight/hw/profile_loader.h"
+#include "tilesight/kernels/gemm.h"
+
+using namespace tilesight;
+using tilesight::test::sdcm::gemm;
+
+namespace {
+
+std::vector<std::vector<std::string>> read_csv(const std::string& path, std::vector<std::string>& header) {
+  std::ifstream f(path);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(f, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    if (header.empty()) header = cells;
+    else rows.push_back(cells);
+  }
+  return rows;
+}
+
+std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+}
+
+}  // namespace
+
+TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cache][validation]") {
+  // tests/validation/h200: 1160 Triton GEMM launches under ncu (cold L2). Rows whose shapes
+  // are not 16-element aligned (narrow loads, README there) or that spill registers (local
+  // memory traffic through L2) are outside what the model sees. Regression bounds, not goals:
+  // the model stands at 6.89 pp MAE and 0.13% median DRAM-read error on the other 828 rows
+  // (7.07 pp before the tiles' own speeds, tile_rate_sd; tests/validation/h200/l2_residuals.py).
+  const std::string dir = std::string(TILESIGHT_TEST_SOURCE_DIR) + "/tests/validation/h200/";
+  std::vector<std::string> th;
+  std::map<std::string, long> spills;
+  auto key_of = [](const std::vector<std::string>& h, const std::vector<std::string>& r) {
+    std::string k;
+    for (const char* c : {"M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"})
+      k += r[column(h, c)] + ",";
+    return k;
+  };
+  for (const auto& r : read_csv(dir + "triton_gemm.csv", th)) spills[key_of(th, r)] = std::stol(r[column(th, "n_spills")]);
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  const cache::SdcmCacheModel sdcm({.tile_maps = false});
+  std::vector<double> abs_err, dram_err;
+  for (const char* file : {"l2_hit_sweep.csv", "l2_hit_corpus.csv"}) {
+    std::vector<std::string> h;
+    for (const auto& r : read_csv(dir + file, h)) {
+      auto at = [&](const char* c) { return std::stoll(r[column(h, c)]); };
+      const auto p = gemm(at("M"), at("N"), at("K"), at("block_m"), at("block_n"), at("group_m"), at("stages"), at("warps"));
+      if (p.M % 16 || p.N % 16 || p.K % 16 || spills[key_of(h, r)] != 0) continue;
+      auto q = p;
+      q.block_k = at("block_k");
+      const auto t = sdcm.analyze(kernels::lift_gemm(q), *hw);
+      abs_err.push_back(std::fabs(100 * t.l2_hit_rate() - std::stod(r[column(h, "l2_hit_pct")])));
+      dram_err.push_back(std::fabs(t.dram_read_bytes() / std::stod(r[column(h, "dram_read_bytes")]) - 1));
+    }
+  }
+  if (abs_err.empty()) {
+    WARN("no ncu corpus under " << dir);
+    return;
+  }
+  std::sort(dram_err.begin(), dram_err.end());
+  const double mae = std::accumulate(abs_err.begin(), abs_err.end(), 0.0) / static_cast<double>(abs_err.size());
+  INFO(abs_err.size() << " rows: MAE " << mae << " pp, median DRAM error " << dram_err[dram_err.size() / 2]);
+  CHECK(abs_err.size() > 800);
+  CHECK(mae < 7.2);
+  CHECK(dram_err[dram_err.size() / 2] < 0.03);
+}

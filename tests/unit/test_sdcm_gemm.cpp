@@ -1,0 +1,229 @@
+// The SDCM cache model on GEMM tile programs (sdcm_cache_model.h): launch orders, inter-SM
+// skew, misses in flight, wrapped rows, bookkeeping, tile maps, the L1.5 tier and the memos.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sdcm_test_spec.h"
+#include "tilesight/cache/sdcm_cache_model.h"
+#include "tilesight/hw/profile_loader.h"
+#include "tilesight/kernels/gemm.h"
+#include "tilesight/model/evaluate.h"
+#include "tilesight/model/occupancy.h"
+#include "tilesight/model/resource_vector.h"
+
+using namespace tilesight;
+using tilesight::test::sdcm::gemm;
+using tilesight::test::sdcm::h200_like;
+
+TEST_CASE("grouped launch lifts the L2 hit rate of a wide GEMM (VALIDATION.md)", "[cache][sdcm]") {
+  // 1024 x 28672 x 8192 bf16, 128 x 128 tiles: ncu measures 31% row-major, 79% with
+  // GROUP_M 16, DRAM reads 3.83 GB vs 0.71 GB (tests/validation/h200/l2_hit.csv).
+  const auto hw = h200_like();
+  const cache::SdcmCacheModel sdcm;
+  const auto rows = sdcm.analyze(kernels::lift_gemm(gemm(1024, 28672, 8192, 128, 128, 1, 4, 4)), hw);
+  const auto grouped = sdcm.analyze(kernels::lift_gemm(gemm(1024, 28672, 8192, 128, 128, 16, 4, 4)), hw);
+  CHECK(rows.l2_hit_rate() == Approx(0.31).margin(0.12));
+  CHECK(grouped.l2_hit_rate() == Approx(0.79).margin(0.10));
+  CHECK(rows.dram_read_bytes() == Approx(3.83e9).epsilon(0.10));
+  CHECK(grouped.dram_read_bytes() == Approx(0.71e9).epsilon(0.10));
+}
+
+TEST_CASE("inter-SM skew closes the deep-K gap of §5.3", "[cache][sdcm]") {
+  // 8192 x 8192 x 28672, 128 x 256 tiles, row-major: the lockstep model predicts about 75%,
+  // ncu measures 40.6% (the paper: 82% vs 43%); the drift derived from the profile brings it
+  // near. A 4096^3 GEMM's few iterations leave little room for drift.
+  const auto hw = h200_like();
+  const auto deep = kernels::lift_gemm(gemm(8192, 8192, 28672, 128, 256, 1, 3, 8));
+  // (The paper's lockstep model: without misses in flight, which lockstep would make pend.)
+  const double lockstep =
+      cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 0.0}).analyze(deep, hw).l2_hit_rate();
+  const double skewed = cache::SdcmCacheModel().analyze(deep, hw).l2_hit_rate();
+  CHECK(lockstep > 0.65);
+  CHECK(skewed == Approx(0.406).margin(0.10));
+  CHECK(lockstep - skewed > 0.2);
+}
+
+TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit the pending fill or merge", "[cache][sdcm]") {
+  const auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 8, 3, 8));
+  // The window by hand: an iteration of one tile is the longer of 2*128*128*64 flops at the
+  // SM's share of 850 TFLOP/s (325.7 ns) and (128 + 128) * 64 * 2 bytes at 65.9 GB/s (497.2
+  // ns), times the tiles resident on the SM. A fill's round trip is the longer of the DRAM
+  // latency (400 ns) and the time the SM's path from L2 takes to drain what the 3-stage
+  // pipelines keep in flight, two stages of each resident tile (994.4 ns per tile): two
+  // iterations.
+  const auto occ = model::compute_occupancy(prog.resources, hw);
+  REQUIRE(occ);
+  const double iteration_ns = occ->resident_blocks * (128.0 + 128) * 64 * 2 / 65.9e9 * 1e9;
+  const double round_trip_ns = std::max(400.0, 2 * iteration_ns);
+  const double window = round_trip_ns / iteration_ns;
+  CHECK(window == Approx(2.0));
+  const auto derived = cache::SdcmCacheModel().analyze(prog, hw);
+  const auto by_hand = cache::SdcmCacheModel({.fill_window = window}).analyze(prog, hw);
+  CHECK(derived.l2_hit_rate() == Approx(by_hand.l2_hit_rate()).epsilon(1e-12));
+  // Off, no touch is pending and every request is looked up; on, DRAM reads stay (a pending
+  // touch rides on the fill already under way) and the merged requests leave the lookups.
+  const auto off = cache::SdcmCacheModel({.fill_window = 0.0}).analyze(prog, hw);
+  for (const auto& a : off.accesses) CHECK(a.l2_pending_bytes == 0);
+  for (const auto& a : off.accesses) CHECK(a.l2_merged_bytes == 0);
+  CHECK(derived.dram_read_bytes() == Approx(off.dram_read_bytes()).epsilon(1e-9));
+  // A window past every reuse in one wave of one partition, no skew: 2048^2 bf16 A and B, 8 x 8
+  // tiles of 256 x 256 (one wave on 132 SMs), so every block of A (B) is touched by the 8 tiles
+  // of its row (column), back to back. The first touch misses (cold), the 7 after it find the
+  // fill in flight: by ncu_pending.csv's burst rows the first of them and then every fourth
+  // reach L2 as hits (followers 1 and 5), the other 5 merge. Per block of 8 requests: 3
+  // lookups, 2 hits, 7 pending, 5 merged, one DRAM read.
+  auto one = hw;
+  one.l2.partitions = 1;
+  const auto small = kernels::lift_gemm(gemm(2048, 2048, 2048, 256, 256, 1, 2, 8));
+  const auto all = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(small, one);
+  for (const auto& a : all.accesses) {
+    if (a.write) continue;
+    CHECK(a.requested_bytes == Approx(8 * 2048.0 * 2048 * 2));
+    CHECK(a.l2_lookup_bytes == Approx(3 * 2048.0 * 2048 * 2));
+    CHECK(a.l2_hit_bytes == Approx(2 * 2048.0 * 2048 * 2));
+    CHECK(a.l2_pending_bytes == Approx(7 * 2048.0 * 2048 * 2));
+    CHECK(a.l2_merged_bytes == Approx(5 * 2048.0 * 2048 * 2));
+    CHECK(a.dram_bytes == Approx(2048.0 * 2048 * 2));
+  }
+  // Every request looked up (merge_per_lookup 1): the 7 followers all hit the pending fill, as
+  // ncu counts the second CTA's read in the 2-CTA burst (32768 hits of 65536 lookups).
+  const auto unmerged =
+      cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9, .merge_per_lookup = 1}).analyze(small, one);
+  for (const auto& a : unmerged.accesses) {
+    if (a.write) continue;
+    CHECK(a.l2_lookup_bytes == Approx(a.requested_bytes));
+    CHECK(a.l2_hit_bytes == Approx(7 * 2048.0 * 2048 * 2));
+    CHECK(a.dram_bytes == Approx(2048.0 * 2048 * 2));
+  }
+}
+
+TEST_CASE("wrapped rows of a tile wider than the tensor: each repeat a request, in flight by the burst rule",
+          "[cache][sdcm]") {
+  // 16 x 2048 x 1024 bf16, 64 x 256 x 64 tiles: one row of 8 tiles, all reading the same
+  // 16 x 64 block of A per k-step (2 KiB) and asking for it 4 times each (64 rows wrapped
+  // modulo 16, in cp.async copies of their own). One partition, no skew, a window past every
+  // reuse. Per k-step the 32 requests of A's block: tile 0's first misses (cold), its 3
+  // repeats are followers 0-2 (0 looked up); then each tile's touch and 3 repeats are
+  // followers 4t-1 .. 4t+2 (4t looked up). So 9 lookups (1 miss, 8 hits), 1 DRAM read,
+  // 23 merged, 31 served by the fill in flight. B's blocks are each tile's own.
+  auto one = h200_like();
+  one.l2.partitions = 1;
+  const auto prog = kernels::lift_gemm(gemm(16, 2048, 1024, 64, 256, 1, 2, 4));
+  const auto t = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(prog, one);
+  const double block = 16.0 * 64 * 2, steps = 1024 / 64;
+  const auto& a = t.accesses[0];
+  REQUIRE(a.tensor == "A");
+  CHECK(a.requested_bytes == Approx(32 * block * steps));
+  CHECK(a.l2_lookup_bytes == Approx(9 * block * steps));
+  CHECK(a.l2_hit_bytes == Approx(8 * block * steps));
+  CHECK(a.l2_merged_bytes == Approx(23 * block * steps));
+  CHECK(a.l2_pending_bytes == Approx(31 * block * steps));
+  CHECK(a.dram_bytes == Approx(block * steps));
+  // Without a fill window the repeats stay inside the SM: only the clamped block is looked up.
+  const auto off = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 0.0}).analyze(prog, one);
+  CHECK(off.accesses[0].l2_lookup_bytes == Approx(8 * block * steps));
+}
+
+TEST_CASE("cache model bookkeeping: lookups, hits and DRAM bytes add up", "[cache][sdcm]") {
+  const auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 8, 3, 8));
+  const auto t = cache::SdcmCacheModel().analyze(prog, hw);
+  REQUIRE(t.accesses.size() == 3);
+  for (const auto& a : t.accesses) {
+    CHECK(a.l2_hit_bytes <= a.l2_lookup_bytes * (1 + 1e-9));
+    if (a.write) {
+      CHECK(a.l2_hit_bytes == Approx(a.requested_bytes));  // stores hit (write-back)
+      CHECK(a.dram_bytes == Approx(4096.0 * 4096 * 2));
+      continue;
+    }
+    // Requests end in a near hit (a pending fill's included), a far hit, a merge into a fill in
+    // flight, or DRAM; the merged ones are no lookups.
+    const double near_lookups = a.l2_lookup_bytes - a.l2_far_lookup_bytes;
+    CHECK(a.l2_merged_bytes <= a.l2_pending_bytes);
+    CHECK(near_lookups == Approx(a.requested_bytes - a.l2_merged_bytes).epsilon(1e-9));
+    CHECK(a.dram_bytes == Approx(a.requested_bytes - a.l2_hit_bytes - a.l2_merged_bytes).epsilon(1e-6));
+    CHECK(a.dram_bytes >= 4096.0 * 4096 * 2 * 0.999);  // at least every block once
+    CHECK(a.requested_bytes == Approx(1024.0 * 64 * 128 * 64 * 2));
+  }
+  CHECK(t.l2_hit_rate() > 0.5);
+  CHECK(t.l2_hit_rate() < 1.0);
+}
+
+TEST_CASE("per-tile hit-rate maps cover the grid", "[cache][sdcm]") {
+  const auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(2048, 4096, 2048, 128, 128, 1, 3, 8));
+  const auto t = cache::SdcmCacheModel().analyze(prog, hw);
+  REQUIRE(t.tile_maps.size() == 3);  // all tensors, A, B
+  CHECK(t.tile_maps[0].tensor.empty());
+  CHECK(t.tile_maps[1].tensor == "A");
+  for (const auto& m : t.tile_maps) {
+    CHECK(m.level == "l2");
+    REQUIRE(m.hit_rate.size() == 16u * 32u);
+    for (double h : m.hit_rate) CHECK((h >= 0 && h <= 1));
+  }
+  // Batch runs skip them.
+  CHECK(cache::SdcmCacheModel({.tile_maps = false}).analyze(prog, hw).tile_maps.empty());
+  // And evaluate() turns them into the report's m x n maps.
+  const auto pred = model::evaluate(prog, hw);
+  REQUIRE(pred);
+  REQUIRE(pred->hit_rate_maps.size() == 3);
+  CHECK(pred->hit_rate_maps[0].rows == 16);
+  CHECK(pred->hit_rate_maps[0].cols == 32);
+  CHECK(pred->hit_rate_maps[0].row_dim == "m");
+}
+
+TEST_CASE("an L1.5 tier serves part of the loads and the resource vector charges it", "[cache][sdcm]") {
+  auto hw = h200_like();
+  hw.l15 = {.bytes = 28e6, .bandwidth = 20e12, .associativity = 16, .partitions = 2};
+  const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 8, 3, 8));
+  const auto t = cache::SdcmCacheModel().analyze(prog, hw);
+  CHECK(t.l15_hit_rate() > 0.5);
+  CHECK(t.l15_fraction("A") > 0.5);
+  const auto u = model::resource_vector(prog.actions[0], hw, model::sm_rates(hw, 132, 1.0), t);
+  CHECK(u[Resource::kL15] > 0);
+  CHECK(t.tile_maps.back().level == "l15");
+}
+
+TEST_CASE("the memos give what a fresh walk gives across pipeline stages", "[cache][sdcm]") {
+  // Stages change the fill window (the bytes the pipeline keeps in flight), not the stream:
+  // the memo reuses the first pass (the touches) and redoes the runs of misses in flight.
+  const auto hw = h200_like();
+  const cache::SdcmCacheModel fresh({.tile_maps = false, .memo = false});
+  const cache::SdcmCacheModel memo({.tile_maps = false});
+  std::vector<double> pending;
+  for (int stages : {2, 4, 2, 4}) {
+    const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 8, stages, 8));
+    const auto a = fresh.analyze(prog, hw), b = memo.analyze(prog, hw);
+    REQUIRE(a.accesses.size() == b.accesses.size());
+    for (std::size_t i = 0; i < a.accesses.size(); ++i) {
+      const auto &x = a.accesses[i], &y = b.accesses[i];
+      CHECK(x.dram_bytes == y.dram_bytes);
+      CHECK(x.l2_lookup_bytes == y.l2_lookup_bytes);
+      CHECK(x.l2_hit_bytes == y.l2_hit_bytes);
+      CHECK(x.l2_far_lookup_bytes == y.l2_far_lookup_bytes);
+      CHECK(x.l2_far_hit_bytes == y.l2_far_hit_bytes);
+      CHECK(x.l2_pending_bytes == y.l2_pending_bytes);
+      CHECK(x.l2_merged_bytes == y.l2_merged_bytes);
+    }
+    pending.push_back(a.accesses[0].l2_pending_bytes);
+  }
+  CHECK(pending[0] != pending[1]);  // the fill window did change the result
+}
+
+TEST_CASE("first-touch stays selectable through EvaluateOptions", "[cache][sdcm]") {
+  const auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 1, 3, 8));
+  const auto ft = model::evaluate(prog, hw, {.cache = model::CacheModelKind::kFirstTouch});
+  const auto sdcm = model::evaluate(prog, hw);
+  REQUIRE(ft);
+  REQUIRE(sdcm);
+  CHECK(ft->cache_model.find("first-touch") != std::string::npos);
+  CHECK(sdcm->cache_model.find("sdcm") != std::string::npos);
+  CHECK(ft->hit_rate_maps.empty());
+  CHECK(sdcm->dram_read_bytes > ft->dram_read_bytes);  // a finite L2 misses more than an infinite one
+}
