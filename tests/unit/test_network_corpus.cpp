@@ -8,7 +8,10 @@
 // 19.8%, >= 64 MiB 21.2%, all 16.7% MAPE / 17.4% wMAPE; before any calibration, 40.9% /
 // 17.7%). 2026-11-30: Simple channel rates by message size (channel_sizes.py, 4 MiB - 4 GiB
 // at 4-32 forced channels): all 10.1 -> 9.3% MAPE, 7.4 -> 3.3% wMAPE, >= 64 MiB 5.4 -> 3.2%,
-// 1-64 MiB 13.6 -> 13.1%. Each bound is the figure plus one point.
+// 1-64 MiB 13.6 -> 13.1%. Then the algorithm and protocol NCCL's tuner picks (net/nccl_tuner.h,
+// its table checked against NCCL's log) and NCCL's p2p kernel start (p2p_launch_us): all 9.3
+// -> 8.1% MAPE, 3.3 -> 3.1% wMAPE, < 1 MiB 11.1 -> 10.8%, 1-64 MiB 13.1 -> 10.3%, >= 64 MiB
+// 3.2 -> 2.6%. Each bound is the figure plus one point.
 #include <map>
 #include <string>
 #include <vector>
@@ -57,19 +60,27 @@ TEST_CASE("collectives on two H200s stay within the recorded error, by message s
   const Scored s = score("collectives.csv");
   REQUIRE(s.all.rows == 188);
   INFO("MAPE " << s.all.mape << " wMAPE " << s.all.wmape);
-  CHECK(s.all.mape < 0.103);   // 9.3%
-  CHECK(s.all.wmape < 0.043);  // 3.3%
-  CHECK(s.bands.at("< 1 MiB").mape < 0.122);    // 11.1% (70 rows)
-  CHECK(s.bands.at("1-64 MiB").mape < 0.141);   // 13.1% (60 rows)
-  CHECK(s.bands.at(">= 64 MiB").mape < 0.042);  // 3.2% (58 rows)
+  CHECK(s.all.mape < 0.092);   // 8.1%
+  CHECK(s.all.wmape < 0.041);  // 3.1%
+  CHECK(s.bands.at("< 1 MiB").mape < 0.118);    // 10.8% (70 rows)
+  CHECK(s.bands.at("1-64 MiB").mape < 0.114);   // 10.3% (60 rows)
+  CHECK(s.bands.at(">= 64 MiB").mape < 0.036);  // 2.6% (58 rows)
 }
 
 TEST_CASE("point-to-point on two H200s: the calibration source, reproduced", "[net][corpus]") {
   const Scored s = score("p2p.csv");
   REQUIRE(s.all.rows == 30);  // the one-way rows; both-ways rows have no template
   INFO("MAPE " << s.all.mape);
-  CHECK(s.all.mape < 0.089);  // 7.8% (6.9% before launch_us/alpha_us were re-derived with the channel term)
-  CHECK(s.bands.at(">= 64 MiB").mape < 0.0135);  // 0.35%: the bandwidth came from these rows
+  // 7.8% (6.9% before launch_us/alpha_us were re-derived with the channel term); 8.3% with
+  // NCCL's p2p protocol (Simple past 16 KiB): the 1-16 MiB rows of this run are 8-43% slower
+  // than the same sizes in p2p_sizes.csv (2026-11-30), which the model meets within 6%.
+  CHECK(s.all.mape < 0.089);
+  // 0.35% when a p2p op paid the ring kernel's Simple start (28.5 us), which matched the
+  // 26.5 us intercept of the 64 MiB - 4 GiB fit the bandwidth came from; 1.4% with NCCL's p2p
+  // start (19.4 us, the 32-256 KiB Simple rows): 64 MiB now 5.6% fast. The intercept is no
+  // start-up: a peer's bytes take 16 of NCCL's p2p channels up to 256 MiB and 32 above
+  // (nccl_tuner.h), so the rate still rises across the fit's sizes (not modelled for send/recv).
+  CHECK(s.bands.at(">= 64 MiB").mape < 0.025);
 }
 
 TEST_CASE("h200x2's launch latencies are read from the profile with their source", "[net]") {
@@ -125,12 +136,19 @@ TEST_CASE("fused compute-communication on two H200s stays within the recorded er
   // 5.1 -> 5.4%. With cuDNN's persistent kernel walking a head's query blocks first (FA3's
   // scheduler; the CTAs in flight share K/V): Ulysses 11.2 -> 10.8% (32K tokens 17.5 -> 2.0%,
   // the 8K, causal and d64 rows now 13-22% fast), all 5.4 -> 5.4%.
+  // With the collectives NCCL's tuner picks (Simple where the model took
+  // LL128): the standalone collectives of this corpus (its 12 `comm` rows, not scored here)
+  // 5.1 -> 1.4%, but the GEMM's over-prediction no longer hides behind a too-fast LL128
+  // (ag_gemm M=2048: compute 156 us measured, ~186 predicted): ag_gemm none 5.3 -> 6.2%,
+  // stream 4.1 -> 5.0%, gemm_rs none 2.8 -> 3.4%, stream 4.7 -> 9.0% (the stream rule's
+  // slowdown, stream predicted 8% over none where measured equal), Ulysses 10.8 -> 10.0% (its
+  // all-to-alls on NCCL's p2p path); all 5.4 -> 6.6%.
   const Scored s = score("fused.csv");
   REQUIRE(s.all.rows == 29);
-  CHECK(s.bands.at("ag_gemm none").mape < 0.056);    // 4.6%
-  CHECK(s.bands.at("ag_gemm stream").mape < 0.046);  // 3.5%
-  CHECK(s.bands.at("gemm_rs none").mape < 0.036);    // 2.5%
-  CHECK(s.bands.at("gemm_rs stream").mape < 0.057);  // 4.6%
-  CHECK(s.bands.at("ulysses_attention none").mape < 0.118);  // 10.8%
-  CHECK(s.all.mape < 0.061);  // 5.4%
+  CHECK(s.bands.at("ag_gemm none").mape < 0.073);    // 6.2%
+  CHECK(s.bands.at("ag_gemm stream").mape < 0.060);  // 5.0%
+  CHECK(s.bands.at("gemm_rs none").mape < 0.045);    // 3.4%
+  CHECK(s.bands.at("gemm_rs stream").mape < 0.101);  // 9.0%
+  CHECK(s.bands.at("ulysses_attention none").mape < 0.110);  // 10.0%
+  CHECK(s.all.mape < 0.076);  // 6.6%
 }

@@ -58,7 +58,7 @@ CollectiveCost collective_cost(const NetworkHierarchy& net, const CollectiveAlgo
   if (request.node.empty()) request.node = net.nodes_of(request.group);
   CollectiveCost c{.collective = request.collective, .algorithm = std::string(algorithm.name()),
                    .protocol = protocol, .ranks = request.ranks(), .bytes = request.bytes,
-                   .base_s = net.launch_latency(protocol)};
+                   .base_s = net.launch_latency(request.collective, protocol)};
   c.total_s = c.base_s;
   if (const NcclChannels& ch = net.channels(); ch.measured()) {
     c.channels = ch.channels(request.collective, protocol, request.bytes);
@@ -79,8 +79,44 @@ CollectiveCost collective_cost(const NetworkHierarchy& net, const CollectiveAlgo
   return c;
 }
 
+namespace {
+
+std::size_t node_count(const NetworkHierarchy& net, const CollectiveRequest& r) {
+  std::vector<std::size_t> node = r.node.empty() ? net.nodes_of(r.group) : r.node;
+  std::sort(node.begin(), node.end());
+  return static_cast<std::size_t>(std::unique(node.begin(), node.end()) - node.begin());
+}
+
+// What NCCL would run where the user left it open (nccl_tuner.h): the p2p protocol rule for
+// all-to-all and send/recv; NCCL's table for ring collectives where the system gives NCCL's
+// graphs and the algorithm (if named) is one of NCCL's. Elsewhere the choice stays open and
+// the model's own cheapest pair wins.
+TunerChoice as_nccl_would(const NetworkHierarchy& net, const CollectiveRequest& r, TunerChoice choice) {
+  if (runs_p2p(r.collective)) {
+    const double per_peer = r.collective == Collective::kAllToAll ? r.bytes / static_cast<double>(r.ranks()) : r.bytes;
+    if (!choice.protocol) choice.protocol = nccl_p2p_protocol(per_peer);
+    return choice;
+  }
+  if (!net.nccl_tuner().known() || (choice.algorithm && choice.protocol)) return choice;
+  std::optional<NcclAlgo> algo;
+  if (choice.algorithm) {
+    if (*choice.algorithm == nccl_algo_name(NcclAlgo::kRing)) algo = NcclAlgo::kRing;
+    else if (*choice.algorithm == nccl_algo_name(NcclAlgo::kTree)) algo = NcclAlgo::kTree;
+    else return choice;
+  }
+  const auto pick =
+      nccl_pick(net.nccl_tuner(), r.collective, r.ranks(), node_count(net, r), r.bytes, algo, choice.protocol);
+  if (!pick) return choice;
+  const CollectiveAlgorithm* a = find_algorithm(nccl_algo_name(pick->algorithm));
+  if (!a || !a->supports(r.collective, r.ranks())) return choice;
+  return {.algorithm = std::string(nccl_algo_name(pick->algorithm)), .protocol = pick->protocol};
+}
+
+}  // namespace
+
 Result<CollectiveCost> tune_collective(const NetworkHierarchy& net, const CollectiveRequest& request,
-                                       const TunerChoice& choice) {
+                                       const TunerChoice& asked) {
+  const TunerChoice choice = as_nccl_would(net, request, asked);
   std::vector<const CollectiveAlgorithm*> candidates;
   if (choice.algorithm) {
     const CollectiveAlgorithm* a = find_algorithm(*choice.algorithm);

@@ -13,8 +13,6 @@ namespace {
 
 constexpr std::int64_t kMaxChannels = 1024;
 
-bool uses_p2p_channels(Collective c) { return c == Collective::kAllToAll || c == Collective::kSendRecv; }
-
 // Channels slow each other through what they share: one channel's rate, as a share f of the
 // lone channel's, falls with the aggregate rate X of all of them. f(X) is read off the
 // collective's Simple points (X_k, (X_k / k) / (X_1 / 1)), linear between them, flat below
@@ -126,7 +124,7 @@ double sized_rate(const SizedRates& s, double k) {
 }  // namespace
 
 std::int64_t NcclChannels::channels(Collective c, Protocol p, double bytes) const {
-  if (uses_p2p_channels(c)) return std::max<std::int64_t>(p2p, 1);
+  if (runs_p2p(c)) return std::max<std::int64_t>(p2p, 1);
   const double per = bytes_per_channel[static_cast<std::size_t>(p)];
   if (per <= 0) return std::max<std::int64_t>(ring, 1);
   const double k = std::floor(bytes / per);

@@ -92,6 +92,11 @@ double NetworkHierarchy::route_latency(const Route& r, Protocol p) const {
   return sum;
 }
 
+double NetworkHierarchy::launch_latency(Collective c, Protocol p) const {
+  const double p2p = p2p_launch_s_[static_cast<std::size_t>(p)];
+  return runs_p2p(c) && p2p >= 0 ? p2p : launch_latency(p);
+}
+
 std::vector<std::size_t> NetworkHierarchy::nodes_of(const std::vector<std::size_t>& group) const {
   std::vector<std::size_t> node(group.size(), 0), first;  // first: a representative rank per node
   for (std::size_t r = 0; r < group.size(); ++r) {

@@ -2,6 +2,7 @@
 #include "tilesight/net/system_profile.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -223,7 +224,8 @@ Result<SystemSpec> parse_system(const json& doc) {
   SystemSpec spec;
   FieldReader root{doc, "", errors};
   root.reject_unknown({"name", "display_name", "device", "profile_source", "default_source", "notes", "devices",
-                       "switches", "link_types", "links", "launch_us", "nccl_channels"});
+                       "switches", "link_types", "links", "launch_us", "p2p_launch_us", "nccl_channels",
+                       "nccl_tuner"});
   spec.name = root.string("name").value_or("");
   spec.display_name = root.string("display_name", "").value_or("");
   if (auto src = root.string("profile_source", "datasheet")) {
@@ -247,11 +249,20 @@ Result<SystemSpec> parse_system(const json& doc) {
   std::array<std::optional<double>, kProtocolCount> launch{};
   if (root.has("launch_us"))
     if (const json* l = root.object("launch_us")) read_launch(*l, "launch_us", launch, spec, errors);
+  std::array<std::optional<double>, kProtocolCount> p2p_launch{};
+  if (root.has("p2p_launch_us"))
+    if (const json* l = root.object("p2p_launch_us")) read_launch(*l, "p2p_launch_us", p2p_launch, spec, errors);
   std::optional<NcclChannels> channels;
   if (root.has("nccl_channels")) {
     std::string source;
     channels = read_nccl_channels(doc.at("nccl_channels"), "nccl_channels", source, errors);
     if (channels) spec.sources["nccl_channels"] = source;
+  }
+  std::optional<NcclTunerSpec> tuner;
+  if (root.has("nccl_tuner")) {
+    std::string source;
+    tuner = read_nccl_tuner(doc.at("nccl_tuner"), "nccl_tuner", source, errors);
+    if (tuner) spec.sources["nccl_tuner"] = source;
   }
   if (!errors.empty()) return errors;
   auto net = NetworkHierarchy::build(std::move(p.nodes), std::move(p.types), std::move(p.links));
@@ -259,7 +270,18 @@ Result<SystemSpec> parse_system(const json& doc) {
   spec.network = std::move(net).value();
   for (Protocol pr : kAllProtocols)
     if (const auto& secs = launch[static_cast<std::size_t>(pr)]) spec.network.set_launch_latency(pr, *secs);
+  for (Protocol pr : kAllProtocols)
+    if (const auto& secs = p2p_launch[static_cast<std::size_t>(pr)]) spec.network.set_p2p_launch_latency(pr, *secs);
   if (channels) spec.network.set_channels(std::move(*channels));
+  if (tuner) {
+    // NCCL's generation from the device's arch ("sm_90"); its intra-node class from the
+    // system's GPU links (NVLink unless every non-network link is PCIe).
+    const std::string& arch = spec.device.arch;
+    if (arch.size() > 3 && arch.starts_with("sm_")) tuner->compute_capability = std::atoi(arch.c_str() + 3);
+    tuner->nvlink = std::any_of(spec.network.link_types().begin(), spec.network.link_types().end(),
+                                [](const LinkType& t) { return t.link_class == LinkClass::kNvlink; });
+    spec.network.set_nccl_tuner(*tuner);
+  }
   return spec;
 }
 

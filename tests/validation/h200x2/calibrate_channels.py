@@ -17,7 +17,8 @@ collectives corpus, which stays the check (tilesight-cli validate collectives.cs
                      at k = 4, 8, 16, 32; channels.csv adds 512 MiB and, at 64 MiB, a second
                      timing, averaged): what k channels send at that size, the bytes a GPU
                      sends over the time less what the model charges besides (launch_us and
-                     2 x alpha_us per ring step); the lone channel (k = 1, size-independent:
+                     2 x alpha_us per ring step; all_to_all, NCCL's p2p kernel: p2p_launch_us
+                     and its one step's 2 x alpha_us); the lone channel (k = 1, size-independent:
                      15.07 vs 15.19 GB/s at 64 and 512 MiB for all_gather) from send_gbps. A size
                      is kept only where every k's time is at least 30% bytes (4 MiB is not).
 Usage: python3 tests/validation/h200x2/calibrate_channels.py   (stdlib only; prints JSON)
@@ -58,7 +59,7 @@ def log_facts():
     return ring, p2p, per, calls
 
 
-def by_bytes(launch, alpha, send):
+def by_bytes(launch, p2p_launch, alpha, send):
     times = collections.defaultdict(list)
     for name in ("channel_sizes.csv", "channels.csv"):
         for r in csv.DictReader(open(os.path.join(HERE, name))):
@@ -68,6 +69,8 @@ def by_bytes(launch, alpha, send):
     for coll in sorted({c for c, _, _ in times}):
         steps = 2 * (RANKS - 1) if coll == "all_reduce" else RANKS - 1
         fixed = launch["Simple"] + steps * 2 * alpha["Simple"]  # a ring step crosses two hops
+        if coll == "all_to_all":  # one p2p step, started by NCCL's p2p kernel
+            fixed = p2p_launch["Simple"] + 2 * alpha["Simple"]
         sizes = []
         for size in sorted({s for c, s, _ in times if c == coll}):
             pts, keep = [send[coll]["Simple"][0]], True
@@ -105,7 +108,7 @@ def main():
             gbps = link_bytes(coll, s1) / (t1 - fixed) / 1e3
         send[coll].setdefault(proto, []).append([k, round(gbps, 2)])
     block = {"ring": ring, "p2p": p2p, "bytes_per_channel": per, "send_gbps": send,
-             "send_gbps_by_bytes": by_bytes(launch, alpha, send)}
+             "send_gbps_by_bytes": by_bytes(launch, prof["p2p_launch_us"], alpha, send)}
     # one collective's [channels, GB/s] pairs per line
     text = json.dumps(block, indent=2)
     pair = r"\[\s*(\d+),\s*([\d.]+)\s*\]"

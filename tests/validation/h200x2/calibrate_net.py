@@ -9,6 +9,10 @@ only (issue 8's rule); the larger collectives rows stay a check (tilesight-cli v
               ranks) and all_gather (1 step) with that protocol forced (NCCL_PROTO); a step
               through the NVSwitch crosses two hops (gpu -> nvswitch -> gpu).
   launch_us   per protocol: the all_gather small-message median less its one ring step.
+  p2p_launch_us  the same for NCCL's p2p kernel (all_to_all, send/recv), from p2p.csv `uni`
+              rows: LL from those of at most 16 KiB, Simple from 32-256 KiB (NCCL's p2p path
+              runs LL up to 16 KiB a peer, Simple above: engine/include/tilesight/net/
+              nccl_tuner.h), each median less its bandwidth term and its two hops' alpha_us.
 Small messages: the rows of 8-64 KiB of collectives.csv, where the bandwidth term of the
 model is below 0.3 us and is subtracted anyway. Medians, because single rows scatter by
 +-5 us (graph replay of back-to-back NCCL kernels).
@@ -102,9 +106,13 @@ def main():
         step = ar - ag
         print(f"{proto:6s} all_reduce {ar:6.2f} us ({na} rows), all_gather {ag:6.2f} us ({ng} rows):"
               f" step {step:5.2f} us -> alpha {step / 2:5.2f} us per hop, launch {ag - step:6.2f} us")
-    t = [float(r["time_us"]) for r in rows("p2p.csv")
-         if r["direction"] == "uni" and int(r["bytes"]) <= SMALL_MAX]
-    print(f"check: p2p uni <= 64 KiB median {statistics.median(t):.2f} us ({len(t)} rows)")
+    alpha = json.load(open(PROFILE))["link_types"]["nvlink4"]["alpha_us"]
+    for proto, lo, hi in (("LL", 0, 16 << 10), ("Simple", 32 << 10, 256 << 10)):
+        t = [float(r["time_us"]) - int(r["bytes"]) / (bw * WIRE[proto]) * 1e6 for r in rows("p2p.csv")
+             if r["direction"] == "uni" and lo <= int(r["bytes"]) <= hi]
+        med = statistics.median(t)
+        print(f"p2p {proto:6s} uni {lo >> 10}-{hi >> 10} KiB median {med:.2f} us ({len(t)} rows)"
+              f" -> p2p_launch {med - 2 * alpha[proto]:.2f} us")
 
 
 if __name__ == "__main__":

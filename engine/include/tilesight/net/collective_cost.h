@@ -1,7 +1,9 @@
 // The cost of a collective: its launch latency plus the ordered sum of its stages
-// (T_c = Σ_k T_k, §3.6), and the tuner that picks an algorithm and protocol as NCCL's does
-// (ncclTopoTuneModel: every supported pair is costed, the fastest wins), unless the user
-// names one.
+// (T_c = Σ_k T_k, §3.6), and the tuner that picks the algorithm and protocol NCCL runs
+// (nccl_tuner.h: NCCL's own latency/bandwidth table where the system gives NCCL's graphs, its
+// p2p protocol rule for all-to-all and send/recv), unless the user names them; where NCCL's
+// choice is unknown (no "nccl_tuner" in the profile, or an algorithm NCCL lacks) the pair the
+// model itself costs least.
 #pragma once
 
 #include <optional>
@@ -47,8 +49,8 @@ struct TunerChoice {
   std::optional<Protocol> protocol;      // force one
 };
 
-// The fastest (algorithm, protocol) pair among NCCL's algorithms (or the one named); errors have the path "params.algorithm" when the
-// named algorithm cannot run this collective on this many ranks.
+// NCCL's (algorithm, protocol) pair, or the one named; errors have the path "params.algorithm"
+// when the named algorithm cannot run this collective on this many ranks.
 Result<CollectiveCost> tune_collective(const NetworkHierarchy& net, const CollectiveRequest& request,
                                        const TunerChoice& choice = {});
 

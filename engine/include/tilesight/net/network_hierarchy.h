@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tilesight/net/nccl_channels.h"
+#include "tilesight/net/nccl_tuner.h"
 #include "tilesight/net/protocol.h"
 #include "tilesight/util/result.h"
 
@@ -74,6 +75,15 @@ class NetworkHierarchy {
   // model constant (protocol_base_latency).
   double launch_latency(Protocol p) const { return launch_s_[static_cast<std::size_t>(p)]; }
   void set_launch_latency(Protocol p, double seconds) { launch_s_[static_cast<std::size_t>(p)] = seconds; }
+  // The same for a collective: all-to-all and send/recv run NCCL's p2p kernel, whose start
+  // the profile's "p2p_launch_us" gives where measured (else launch_latency(p)).
+  double launch_latency(Collective c, Protocol p) const;
+  void set_p2p_launch_latency(Protocol p, double seconds) { p2p_launch_s_[static_cast<std::size_t>(p)] = seconds; }
+
+  // NCCL's tuner inputs on this system (nccl_tuner.h); not known() where the profile has no
+  // "nccl_tuner": then the tuner picks the pair the model itself costs least.
+  const NcclTunerSpec& nccl_tuner() const { return tuner_; }
+  void set_nccl_tuner(NcclTunerSpec t) { tuner_ = t; }
 
   // NCCL's channels on this system (nccl_channels.h); not measured() where the profile has
   // no "nccl_channels": then only the links bound a stage.
@@ -95,6 +105,8 @@ class NetworkHierarchy {
   std::vector<std::size_t> devices_;  // node index of each device
   std::vector<Route> routes_;         // devices x devices
   NcclChannels channels_;
+  NcclTunerSpec tuner_;
+  std::array<double, kProtocolCount> p2p_launch_s_{-1, -1, -1};  // < 0: as launch_s_
   std::array<double, kProtocolCount> launch_s_{protocol_base_latency(Protocol::kLL),
                                                protocol_base_latency(Protocol::kLL128),
                                                protocol_base_latency(Protocol::kSimple)};

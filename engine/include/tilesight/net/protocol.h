@@ -19,6 +19,10 @@ inline constexpr std::array<Protocol, kProtocolCount> kAllProtocols = {Protocol:
 
 enum class Collective { kAllGather, kReduceScatter, kAllReduce, kAllToAll, kSendRecv };
 
+// All-to-all and send/recv run NCCL's p2p kernel (grouped send/recv over the p2p channels),
+// the others its ring/tree collective kernels.
+inline bool runs_p2p(Collective c) { return c == Collective::kAllToAll || c == Collective::kSendRecv; }
+
 std::string_view protocol_name(Protocol p);  // "LL", "LL128", "Simple"
 std::optional<Protocol> protocol_from_name(std::string_view s);
 std::string_view collective_name(Collective c);  // "all_gather", ..., "send_recv"
