@@ -179,12 +179,12 @@ class ViewsTest : public QObject {
   }
 
   // The legend and the colours follow the engine's order of the actions, as the report's
-  // "order:" line gives the loop: rmsnorm's walk reduces X before it loads the weights,
-  // though its loads' bars come first; the block combine after the walk comes last.
+  // "order:" line gives the loop: rmsnorm's walk reduces X before it loads the weights and
+  // reads X again, though its loads' bars come first; the block combine after the walk comes last.
   void timelineLegendFollowsTheEnginesOrder() {
     auto outcome = predict_plan(test::example("rmsnorm_h200.json"));
     QVERIFY2(outcome.prediction, join(outcome.errors).c_str());
-    const std::vector<std::string> loop{"load_x", "reduce", "load_w", "apply", "store_out"};
+    const std::vector<std::string> loop{"load_x", "reduce", "load_w", "reload_x", "apply", "store_out"};
     QVERIFY(outcome.prediction->loops.at(0).best_order == loop);
     TimelineView view;
     view.setPrediction(*outcome.prediction);

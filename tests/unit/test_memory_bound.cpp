@@ -92,9 +92,41 @@ TEST_CASE("plan JSON keeps a loop's register_loads", "[memory_bound][plan_json]"
   const auto prog = kernels::lift_memory_bound(params("layernorm", 4, 1024));
   const json j = plan::to_json(prog);
   CHECK(j["loops"][0]["register_loads"] == true);
+  CHECK(j["accesses"][1]["revisit"] == 0.5);
+  CHECK_FALSE(j["accesses"][0].contains("revisit"));
   auto back = plan::parse_tile_program(j);
   REQUIRE(back);
   CHECK(back->loops[0].register_loads);
+  CHECK(back->accesses[1].revisit == 0.5);
+  json bad = j;
+  bad["accesses"][1]["revisit"] = -1;
+  auto r = plan::parse_tile_program(bad);
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error_text(), Catch::Contains("accesses[1].revisit"));
+}
+
+TEST_CASE("a norm's second pass finds its row in L2 while the rows in flight fit", "[memory_bound][cache]") {
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  // The second pass re-reads X (reload_x) half a tile after the first read. In between, the
+  // 132 x 16 rows in flight touch 1.5 rows each: 2112 x 1.5 x 8 KiB = 26 MB at 4096 columns,
+  // under one 30 MB L2 partition; 2112 x 1.5 x 28 KiB = 91 MB at 14336. ncu
+  // (tests/validation/h200/ncu_norms_facts.csv, the corpus's launches) reads from DRAM 553 MB
+  // at 65536 x 4096 (X is 537 MB: the re-read hits), 467 MB at 16384 x 8192 (X 268 MB: 74% of
+  // the re-read misses) and 117.4 MB at 2048 x 14336 (X 58.7 MB: all of it misses).
+  const auto prog = kernels::lift_memory_bound(params("rmsnorm", 65536, 4096));
+  CHECK(action(prog, "reload_x").bytes == 512 * 2);
+  CHECK(action(prog, "reload_x").deps == std::vector<std::size_t>{1});
+  const double x_mb = 65536.0 * 4096 * 2 / 1e6;
+  auto dram_mb = [&](std::int64_t rows, std::int64_t cols) {
+    const auto pred = model::evaluate(kernels::lift_memory_bound(params("rmsnorm", rows, cols)), *hw);
+    REQUIRE(pred.ok());
+    return pred->dram_read_bytes / 1e6;
+  };
+  CHECK(dram_mb(65536, 4096) == Approx(553).epsilon(0.1));
+  CHECK(dram_mb(65536, 4096) < 1.15 * x_mb);
+  CHECK(dram_mb(16384, 8192) == Approx(467).epsilon(0.12));
+  CHECK(dram_mb(2048, 14336) == Approx(117.4).epsilon(0.05));
 }
 
 TEST_CASE("a norm's timeline draws the block combine after the walk it combines", "[memory_bound][timeline]") {

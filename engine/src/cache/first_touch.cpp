@@ -52,14 +52,18 @@ double CacheTraffic::l15_hit_rate() const {
   return lookups > 0 ? hit / lookups : 0;
 }
 
-double CacheTraffic::dram_fraction(const std::string& tensor) const {
-  double req = 0, dram = 0;
+double CacheTraffic::dram_fraction(const std::string& tensor, bool revisit) const {
+  double req = 0, dram = 0, all_req = 0, all_dram = 0;
   for (const auto& a : accesses) {
     if (a.tensor != tensor) continue;
+    all_req += a.requested_bytes;
+    all_dram += a.dram_bytes;
+    if (a.revisit != revisit) continue;
     req += a.requested_bytes;
     dram += a.dram_bytes;
   }
-  return req > 0 ? dram / req : 1.0;
+  if (req > 0) return dram / req;
+  return all_req > 0 ? all_dram / all_req : 1.0;
 }
 
 double CacheTraffic::l15_fraction(const std::string& tensor) const {
@@ -87,7 +91,7 @@ CacheTraffic FirstTouchCacheModel::analyze(const plan::TileProgram& program,
   CacheTraffic traffic{.model = name(), .accesses = {}};
   const double tiles = static_cast<double>(program.grid.tiles());
   for (const auto& access : program.accesses) {
-    AccessTraffic t{.tensor = access.tensor, .write = access.write};
+    AccessTraffic t{.tensor = access.tensor, .write = access.write, .revisit = access.revisit > 0};
     const plan::Tensor* tensor = program.find_tensor(access.tensor);
     const double elem = tensor ? dtype_bytes(tensor->dtype) : 0;
     const double footprint = product(access.tile_shape) * elem;
@@ -101,7 +105,8 @@ CacheTraffic FirstTouchCacheModel::analyze(const plan::TileProgram& program,
     double unique = tiles / reuse * trips * footprint;
     // Masked edge tiles fetch only the tensor's real bytes.
     if (tensor) unique = std::min(unique, tensor->bytes());
-    t.dram_bytes = std::min(unique, t.requested_bytes);
+    // A revisit reads blocks another access of the tensor fetched: all of it hits.
+    t.dram_bytes = access.revisit > 0 ? 0.0 : std::min(unique, t.requested_bytes);
     // A store is an L2 write; it counts as a hit in lts__t_sector_hit_rate (write-back cache).
     t.l2_hit_bytes = access.write ? t.requested_bytes : t.requested_bytes - t.dram_bytes;
     t.l2_lookup_bytes = t.requested_bytes;

@@ -155,7 +155,7 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
 }
 
 AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, const Levels& lv, double tiles) {
-  AccessTraffic at{.tensor = ap.access->tensor, .write = ap.access->write};
+  AccessTraffic at{.tensor = ap.access->tensor, .write = ap.access->write, .revisit = ap.access->revisit > 0};
   at.requested_bytes = tiles * ap.executions * ap.request_bytes;
   if (ap.access->write) {  // a store allocates in L2: a hit, written back once (first_touch.cpp)
     at.dram_bytes = ap.unique_bytes;
@@ -210,6 +210,7 @@ detail::MemoKey touches_key(const plan::TileProgram& program, const Prepared& p,
     k.add(ap.access->tensor).add(ap.access->write).add(static_cast<std::int64_t>(ap.access->reuse_dims.size()));
     for (const auto& r : ap.access->reuse_dims) k.add(r);
     k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.repeats);
+    k.add(ap.access->revisit);
   }
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
   k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.skew.rate_sd);
@@ -281,6 +282,8 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
     blocks.emplace_back(p.lv, ap.block_bytes, options.exact);
     input.keys.push_back(&ap.keys);
     input.bytes_per_iteration.push_back(rate);
+    // The revisit's iterations of its loop in stream iterations (steps per execution).
+    input.revisit_gap.push_back(ap.access->revisit * static_cast<double>(p.shape.steps) / std::max(1.0, ap.executions));
   }
   const auto waves = sample_waves(tiles, p.shape.slots, options.max_waves);
   const bool maps = options.tile_maps && tiles > 0;

@@ -219,6 +219,7 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
   WaveFootprint* whole = shape_.whole_stream ? &wave_.footprints.back() : nullptr;
   const std::int32_t* group_of = shape_.group_of_slot.data();
   const double* rates = input_->bytes_per_iteration.data();
+  const double* revisit = input_->revisit_gap.size() == accesses ? input_->revisit_gap.data() : nullptr;
   const float* phase_in_wave = loaded_->phase.data();
   WaveFootprint* own_fp = own_.data();
   wave_.accesses.resize(loaded_->order.size() * accesses);
@@ -240,6 +241,7 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
         else gap_other = std::min(gap_other, gap);
       }
       last[own] = phase;
+      if (revisit && revisit[a] > 0) gap_same = std::min(gap_same, std::max(min_gap, revisit[a]));
       double within = 0;
       const std::size_t bin = WaveFootprint::locate(gap_same, within);
       *out = {.pos = first + static_cast<std::int64_t>(slot), .key = key, .access = static_cast<std::int32_t>(a), .group = group,

@@ -94,7 +94,7 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       // cache model's l2_merged_bytes) take no slice bandwidth: with them counted, the L2 lane
       // held 128x128x64 Triton loops at 0.50 us per iteration where pipeline_iteration.csv
       // measures 0.34 (132 SMs sharing 23 tiles, 12.4 TB/s requested of an 8.7 TB/s L2).
-      const double dram_share = traffic.dram_fraction(moved_tensor(a));
+      const double dram_share = traffic.dram_fraction(moved_tensor(a), a.revisit);
       const double fetched = a.bytes / std::max(a.multicast, 1.0);
       const double l15_share = a.op == OpKind::kLoad ? traffic.l15_fraction(moved_tensor(a)) : 0.0;
       u[Resource::kL15] = seconds(fetched * l15_share, rates.l15_bytes);
@@ -145,7 +145,7 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
 double load_latency_s(const plan::TileAction& a, const hw::HardwareSpec& hw,
                       const cache::CacheTraffic& traffic) {
   if (a.op != plan::OpKind::kLoad) return 0;
-  const double f = traffic.dram_fraction(moved_tensor(a));
+  const double f = traffic.dram_fraction(moved_tensor(a), a.revisit);
   return (f * hw.dram_latency_ns + (1 - f) * hw.l2.latency_ns) * 1e-9;
 }
 

@@ -116,7 +116,7 @@ TileGrid parse_grid(const json& obj, const std::string& path, Errors& errors) {
 
 TensorAccess parse_access(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"tensor", "tile_shape", "placement", "reuse_dims", "loop", "write"});
+  r.reject_unknown({"tensor", "tile_shape", "placement", "reuse_dims", "loop", "write", "revisit"});
   TensorAccess a;
   a.tensor = r.string("tensor").value_or("");
   if (const json* shape = r.array("tile_shape"))
@@ -127,6 +127,7 @@ TensorAccess parse_access(const json& obj, const std::string& path, Errors& erro
     a.reuse_dims = read_string_list(*dims, r.field_path("reuse_dims"), errors);
   a.loop = r.string("loop", "").value_or("");
   a.write = r.boolean("write", false).value_or(false);
+  a.revisit = r.number("revisit", 0.0, kMaxAmount, 0.0).value_or(0.0);
   return a;
 }
 
@@ -178,7 +179,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "accumulator_spills", "multicast", "via_registers", "lane_sectors", "lane_lines", "dram_run_bytes", "barriers", "deps", "loop",
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "accumulator_spills", "multicast", "revisit", "via_registers", "lane_sectors", "lane_lines", "dram_run_bytes", "barriers", "deps", "loop",
                     "dtype", "mma", "result"});
   ActionText text;
   TileAction& a = text.action;
@@ -192,6 +193,7 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.local_bytes = r.number("local_bytes", 0, kMaxAmount, 0.0).value_or(0);
   a.local_reloads = r.number("local_reloads", 0, 65536, 0.0).value_or(0);
   a.multicast = r.number("multicast", 1, 16, 1.0).value_or(1);
+  a.revisit = r.boolean("revisit", false).value_or(false);
   a.via_registers = r.boolean("via_registers", false).value_or(false);
   a.accumulator_spills = r.boolean("accumulator_spills", false).value_or(false);
   a.lane_sectors = r.number("lane_sectors", 0, 32, 0.0).value_or(0);
@@ -280,6 +282,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
   if (a.local_bytes > 0) j["local_bytes"] = amount_json(a.local_bytes);
   if (a.local_reloads > 0) j["local_reloads"] = amount_json(a.local_reloads);
   if (a.multicast != 1) j["multicast"] = amount_json(a.multicast);
+  if (a.revisit) j["revisit"] = true;
   if (a.via_registers) j["via_registers"] = true;
   if (a.accumulator_spills) j["accumulator_spills"] = true;
   if (a.lane_sectors > 0) j["lane_sectors"] = amount_json(a.lane_sectors);
@@ -352,6 +355,7 @@ json to_json(const TileProgram& p) {
                {"reuse_dims", a.reuse_dims},
                {"write", a.write}};
     if (!a.loop.empty()) ja["loop"] = a.loop;
+    if (a.revisit > 0) ja["revisit"] = a.revisit;
     j["accesses"].push_back(ja);
   }
   j["loops"] = json::array();

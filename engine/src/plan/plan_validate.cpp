@@ -115,6 +115,8 @@ void check_accesses(const TileProgram& p, Errors& errors) {
       }
     }
     check_loop_name(p, a.loop, nest(path, "loop"), errors);
+    check_amount(a.revisit, nest(path, "revisit"), errors);
+    if (a.revisit > 0 && a.write) errors.push_back({nest(path, "revisit"), "a write cannot revisit its blocks"});
   }
 }
 

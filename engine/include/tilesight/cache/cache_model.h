@@ -13,6 +13,7 @@ namespace tilesight::cache {
 struct AccessTraffic {
   std::string tensor;
   bool write = false;
+  bool revisit = false;        // TensorAccess::revisit > 0
   double requested_bytes = 0;  // bytes all tiles request over the whole kernel
   double dram_bytes = 0;       // bytes that go to DRAM (misses, or write-backs)
   double l15_lookup_bytes = 0;  // bytes looked up in an L1.5 tier (0 where there is none)
@@ -47,8 +48,9 @@ struct CacheTraffic {
   double l2_hit_rate() const;       // hits per L2 lookup, loads and stores (ncu's definition)
   double l2_load_hit_rate() const;  // hits per L2 lookup, loads only
   double l15_hit_rate() const;      // hits per L1.5 lookup; 0 without an L1.5 tier
-  // DRAM fraction of the loads of `tensor` (1 when the tensor has no access entry).
-  double dram_fraction(const std::string& tensor) const;
+  // DRAM fraction of the loads of `tensor` (1 when the tensor has no access entry): of its
+  // revisit accesses with `revisit`, of the others without (all of them where none match).
+  double dram_fraction(const std::string& tensor, bool revisit = false) const;
   // Share of the bytes of `tensor` served by an L1.5 tier (0 without one).
   double l15_fraction(const std::string& tensor) const;
 };

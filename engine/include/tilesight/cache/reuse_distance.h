@@ -203,6 +203,9 @@ struct WaveStream {
 struct StreamInput {
   std::vector<const ReuseKeys*> keys;
   std::vector<double> bytes_per_iteration;
+  // Per access: the gap (stream iterations) at which its tile read the block before, through
+  // another access (TensorAccess::revisit); 0: none. A touch's own-group gap is at most it.
+  std::vector<double> revisit_gap;
   double unreused_bytes_per_iteration = 0;
 };
 

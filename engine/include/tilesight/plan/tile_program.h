@@ -40,6 +40,11 @@ struct TensorAccess {
   std::vector<std::string> reuse_dims;    // grid dims along which the same block is reused
   std::string loop;                       // loop that walks new blocks (e.g. "k"); "" = none
   bool write = false;                     // the tile writes this tensor (e.g. GEMM's C)
+  // A second read of blocks the tile read before (another access of the same tensor read
+  // them first): this many iterations of `loop` after that read (of the tile's whole time
+  // when loop is ""): the norms' second pass over their row, half a tile after the first.
+  // 0: a read of its own. The cache model takes the reuse gap from it.
+  double revisit = 0;
 };
 
 // Launch orders (§3.5.3): a concrete sequence of tile coordinates. Row-major has the last
@@ -98,6 +103,9 @@ struct TileAction {
                                           // steps: it waits for the tile's traffic on the path
   double multicast = 1;                   // loads: CTAs of a cluster sharing one TMA multicast
                                           // (L2/DRAM carry bytes / multicast; SMEM all of them)
+  bool revisit = false;                   // loads: through the tensor's revisit access
+                                          // (TensorAccess::revisit), re-reading blocks an
+                                          // earlier load of the tile fetched
   bool via_registers = false;             // loads: element-wise ld.global + st.shared through
                                           // registers (no cp.async/TMA): single-buffered, not
                                           // prefetched by the software pipeline
