@@ -38,6 +38,8 @@ class ActionProperties : public QWidget {
   QDoubleSpinBox* flopsBox() const { return flops_; }
   QDoubleSpinBox* bytesBox() const { return bytes_; }
   QComboBox* resultBox() const { return result_; }
+  QComboBox* loopBox() const { return loop_; }
+  QListWidget* depsList() const { return deps_; }
 
  signals:
   // key as in the plan format: "name", "op", "flops", "bytes", "result", "loop".

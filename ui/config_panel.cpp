@@ -3,12 +3,13 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStackedWidget>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 #include <climits>
 
@@ -16,6 +17,8 @@
 #include "tilesight/kernels/gemm.h"
 #include "ui/format.h"
 #include "ui/json_tree.h"
+#include "ui/legal_values.h"
+#include "ui/param_slider.h"
 #include "ui/param_checks.h"
 #include "ui/profile_kinds.h"
 #include "ui/plan_document.h"
@@ -79,7 +82,8 @@ ConfigPanel::ConfigPanel(QWidget* parent)
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   pages_->addWidget(scroll);
-  connect(form_, &TemplateForm::paramEdited, this, &ConfigPanel::setParam);
+  connect(form_, &TemplateForm::paramEdited, this,
+          [this](const QString& key, const nlohmann::json& value, bool merge) { setParam(key, value, merge); });
   connect(hardware_, &QComboBox::currentTextChanged, this, &ConfigPanel::setHardware);
 }
 
@@ -118,7 +122,9 @@ QWidget* ConfigPanel::makeGemmForm() {
 }
 
 QWidget* ConfigPanel::makeProgramPage() {
-  tree_ = new QTreeWidget(this);
+  tree_ = new QTreeView(this);
+  tree_model_ = new QStandardItemModel(this);
+  tree_->setModel(tree_model_);
   tree_->setAlternatingRowColors(true);
   tree_->setUniformRowHeights(true);
   return tree_;
@@ -133,10 +139,29 @@ void ConfigPanel::addSpin(QFormLayout* form, const IntParam& param) {
   spin->setToolTip(tr("%1 (%2 to %3)").arg(tr(param.tip)).arg(param.min).arg(param.max));
   spin->setAccelerated(true);
   const QString key = QString::fromLatin1(param.key);
-  form->addRow(key, spin);
+  // The spin box takes any value the parser accepts; the slider beside it the legal ones.
+  auto* row = new QWidget(form->parentWidget());
+  auto* line = new QHBoxLayout(row);
+  line->setContentsMargins(0, 0, 0, 0);
+  auto* slider = new ParamSlider(spin, row);
+  slider->setObjectName(key + QStringLiteral("_slider"));
+  line->addWidget(spin, 2);
+  line->addWidget(slider, 3);
+  form->addRow(key, row);
   spins_.insert(key, spin);
+  sliders_.insert(key, slider);
   connect(spin, qOverload<int>(&QSpinBox::valueChanged), this,
           [this, key](int v) { setParam(key, v); });
+  // A drag is one committed edit: its own undo step, never merged with the next.
+  connect(slider, &ParamSlider::committed, this, [this, key](int v) { setParam(key, v, false); });
+}
+
+// The sliders' legal values follow the tile and the hardware (the stages that fit).
+void ConfigPanel::showSliderValues() {
+  const auto params = doc_.value("params", nlohmann::json::object());
+  const std::string hardware = plan_hardware(doc_);
+  for (auto it = sliders_.cbegin(); it != sliders_.cend(); ++it)
+    it.value()->setValues(gemm_slider_values(it.key().toStdString(), params, hardware));
 }
 
 bool ConfigPanel::editable() const {
@@ -169,7 +194,8 @@ void ConfigPanel::setPlan(const nlohmann::json& doc) {
                        ? tr("<b>Tile program</b> (read-only here; edit the JSON file)")
                        : tr("<b>%1</b> template (read-only: no form for it yet)")
                              .arg(QString::fromStdString(doc_.value("kernel", std::string("?")))));
-    fill_json_tree(*tree_, doc_);
+    fill_json_model(*tree_model_, doc_);
+    show_json_tree(*tree_);
     pages_->setCurrentIndex(1);
   }
   updating_ = false;
@@ -227,6 +253,7 @@ void ConfigPanel::showGemmParams() {
     const QSignalBlocker block(combos_[key]);
     combos_[key]->setCurrentIndex(combos_[key]->findText(value));
   }
+  showSliderValues();
   showDerived();
 }
 
@@ -247,21 +274,25 @@ void ConfigPanel::showDerived() {
           .arg(kernels::gemm_registers_per_thread(p)));
 }
 
-void ConfigPanel::setParam(const QString& key, const nlohmann::json& value) {
+void ConfigPanel::setParam(const QString& key, const nlohmann::json& value, bool merge) {
   if (updating_ || !editable()) return;
   if (!doc_.contains("params") || !doc_["params"].is_object())
     doc_["params"] = nlohmann::json::object();
   set_param(doc_["params"], key.toStdString(), value);  // null ("auto"): the default
-  if (plan_kind(doc_) == PlanKind::kGemmTemplate) showDerived();
+  if (plan_kind(doc_) == PlanKind::kGemmTemplate) {
+    showSliderValues();
+    showDerived();
+  }
   // The "auto (value)" texts and the legal choices follow the other fields.
   else form_->showParams(doc_.value("kernel", std::string()), doc_["params"], plan_hardware(doc_));
   showChecks();
-  emit planEdited(doc_, tr("Set %1").arg(key));
+  emit planEdited(doc_, tr("Set %1").arg(key), merge);
 }
 
 void ConfigPanel::setHardware(const QString& name) {
   if (updating_ || name.isEmpty() || !doc_.is_object()) return;
   doc_["hardware"] = name.toStdString();
+  if (plan_kind(doc_) == PlanKind::kGemmTemplate) showSliderValues();  // warps, stages
   if (editable() && plan_kind(doc_) == PlanKind::kOtherTemplate)  // a system bounds devices
     form_->showParams(doc_.value("kernel", std::string()), doc_.value("params", nlohmann::json::object()),
                       plan_hardware(doc_));

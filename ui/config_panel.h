@@ -3,8 +3,9 @@
 // form yet) the document read-only. The hardware selector lists hw_profiles/ in both cases.
 //
 //   Hardware  [h200            ▾]
-//   ┌ Problem ─────────────┐ ┌ Tile ──────────────┐ ┌ Schedule ──────┐
-//   │ M 4096  N 4096  K 4096│ │ block_m 128  ...   │ │ group_m 8 ...  │
+//   ┌ Problem ──────────────────┐
+//   │ M       [4096 ⇕] ───●──── │   spin box: any value the parser takes;
+//   │ block_m [ 128 ⇕] ───●──── │   slider: the legal ones (ui/legal_values.h)
 //   dtype [bf16 ▾]  layout [nn ▾]
 //   grid 32 × 32 = 1,024 blocks · 96 KiB shared memory · 168 registers per thread
 //   ✖ block_m, block_n, block_k, stages, dtype: needs 288 KiB of shared memory per block; ...
@@ -28,9 +29,11 @@ class QFormLayout;
 class QLabel;
 class QSpinBox;
 class QStackedWidget;
-class QTreeWidget;
+class QStandardItemModel;
+class QTreeView;
 
 namespace tilesight::ui {
+class ParamSlider;
 class TemplateForm;
 }
 
@@ -54,8 +57,10 @@ class ConfigPanel : public QWidget {
   bool editable() const;  // a template instance with a form (gemm, attention, norms, ...)
   TemplateForm* templateForm() const { return form_; }
   QSpinBox* spinBox(const QString& key) const { return spins_.value(key); }
+  ParamSlider* slider(const QString& key) const { return sliders_.value(key); }
   QComboBox* comboBox(const QString& key) const { return combos_.value(key); }
   QComboBox* hardwareSelector() const { return hardware_; }
+  QTreeView* programTree() const { return tree_; }  // a tile program's JSON, read-only
   // The editor of a parameter on the page shown ("block_m", "model.heads"), or nullptr.
   QWidget* fieldEditor(const QString& key) const;
   QString problemText() const;  // the checks' text under the form, "" when all is well
@@ -63,7 +68,9 @@ class ConfigPanel : public QWidget {
   QString fieldProblem(const QString& key) const;
 
  signals:
-  void planEdited(const nlohmann::json& doc, const QString& label);  // label: for undo
+  // label: for undo; merge: may join the previous edit of the same label (a spin box's held
+  // arrow), false for a committed slider drag (its own undo step).
+  void planEdited(const nlohmann::json& doc, const QString& label, bool merge = true);
 
  private:
   QWidget* makeGemmForm();
@@ -71,7 +78,8 @@ class ConfigPanel : public QWidget {
   void addSpin(QFormLayout* form, const IntParam& param);
   void showGemmParams();
   void showDerived();
-  void setParam(const QString& key, const nlohmann::json& value);
+  void setParam(const QString& key, const nlohmann::json& value, bool merge = true);
+  void showSliderValues();
   void setHardware(const QString& name);
   void showChecks();
   void showFittingProfiles();
@@ -84,9 +92,11 @@ class ConfigPanel : public QWidget {
   QLabel* checks_ = nullptr;
   QList<QWidget*> marked_;  // editors tinted by the last checks
   QString problem_text_;
-  QTreeWidget* tree_ = nullptr;
+  QTreeView* tree_ = nullptr;
+  QStandardItemModel* tree_model_ = nullptr;
   TemplateForm* form_ = nullptr;  // the other templates' parameters
   QMap<QString, QSpinBox*> spins_;
+  QMap<QString, ParamSlider*> sliders_;
   QMap<QString, QComboBox*> combos_;
   bool updating_ = false;
 };

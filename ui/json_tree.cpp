@@ -1,7 +1,8 @@
 #include "ui/json_tree.h"
 
 #include <QHeaderView>
-#include <QTreeWidget>
+#include <QStandardItemModel>
+#include <QTreeView>
 
 #include <nlohmann/json.hpp>
 
@@ -25,11 +26,15 @@ QString element_key(std::size_t i, const nlohmann::json& element) {
   return key;
 }
 
-void add_children(QTreeWidgetItem* parent, const nlohmann::json& v) {
+void add_children(QStandardItem* parent, const nlohmann::json& v) {
   auto add = [&](const QString& key, const nlohmann::json& child) {
-    auto* item = new QTreeWidgetItem(parent, {key, value_text(child)});
-    item->setToolTip(1, QString::fromStdString(child.dump(2)).left(2000));
-    if (child.is_structured()) add_children(item, child);
+    auto* field = new QStandardItem(key);
+    auto* value = new QStandardItem(value_text(child));
+    field->setEditable(false);
+    value->setEditable(false);
+    value->setToolTip(QString::fromStdString(child.dump(2)).left(2000));
+    if (child.is_structured()) add_children(field, child);  // before the row goes in: one insert
+    parent->appendRow({field, value});
   };
   if (v.is_object())
     for (auto it = v.begin(); it != v.end(); ++it)
@@ -40,13 +45,16 @@ void add_children(QTreeWidgetItem* parent, const nlohmann::json& v) {
 
 }  // namespace
 
-void fill_json_tree(QTreeWidget& tree, const nlohmann::json& doc) {
-  tree.clear();
-  tree.setColumnCount(2);
-  tree.setHeaderLabels({QObject::tr("Field"), QObject::tr("Value")});
-  auto* root = tree.invisibleRootItem();
-  add_children(root, doc);
-  for (int i = 0; i < root->childCount(); ++i) root->child(i)->setExpanded(true);
+void fill_json_model(QStandardItemModel& model, const nlohmann::json& doc) {
+  model.clear();
+  model.setColumnCount(2);
+  model.setHorizontalHeaderLabels({QObject::tr("Field"), QObject::tr("Value")});
+  add_children(model.invisibleRootItem(), doc);
+}
+
+void show_json_tree(QTreeView& tree) {
+  const QAbstractItemModel* model = tree.model();
+  for (int i = 0; model && i < model->rowCount(); ++i) tree.expand(model->index(i, 0));
   tree.header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
 }
 

@@ -7,15 +7,21 @@
 //       launch_order     {"kind":"grouped","group_m":8}
 //
 // Objects and arrays become branches with their compact JSON beside them (elided by the
-// column, whole in the tooltip); elements with a name show it after their index.
+// column, whole in the tooltip); elements with a name show it after their index. The model is
+// a QStandardItemModel (children under column 0 only, as QAbstractItemModelTester expects;
+// QTreeWidget's model reports them under every column).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
 
-class QTreeWidget;
+class QStandardItemModel;
+class QTreeView;
 
 namespace tilesight::ui {
 
-void fill_json_tree(QTreeWidget& tree, const nlohmann::json& doc);
+// Refills `model` with `doc` (two columns: field, value).
+void fill_json_model(QStandardItemModel& model, const nlohmann::json& doc);
+// Expands the top level and sizes the field column to its contents.
+void show_json_tree(QTreeView& tree);
 
 }  // namespace tilesight::ui

@@ -209,7 +209,7 @@ void MainWindow::connectSession() {
   connect(&session_, &PlanSession::planReplaced, this, &MainWindow::updateTitle);
   connect(&session_, &PlanSession::modifiedChanged, this, &MainWindow::updateTitle);
   connect(config_, &ConfigPanel::planEdited, &session_,
-          [this](const nlohmann::json& doc, const QString& label) { session_.edit(doc, label); });
+          [this](const nlohmann::json& doc, const QString& label, bool merge) { session_.edit(doc, label, merge); });
   connect(&session_, &PlanSession::planChanged, editor_, &PlanEditor::setPlan);
   connect(editor_, &PlanEditor::planEdited, &session_,
           [this](const nlohmann::json& doc, const QString& label) { session_.edit(doc, label); });

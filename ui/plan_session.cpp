@@ -16,12 +16,12 @@ constexpr auto kMergeWindow = std::chrono::milliseconds(1500);
 class PlanEditCommand : public QUndoCommand {
  public:
   PlanEditCommand(PlanSession& session, nlohmann::json before, nlohmann::json after,
-                  const QString& label)
+                  const QString& label, bool mergeable)
       : QUndoCommand(label.isEmpty() ? QObject::tr("Edit plan") : label),
         session_(session),
         before_(std::move(before)),
         after_(std::move(after)),
-        mergeable_(!label.isEmpty()),
+        mergeable_(mergeable && !label.isEmpty()),
         at_(std::chrono::steady_clock::now()) {}
 
   void redo() override { session_.apply(after_); }
@@ -72,9 +72,9 @@ void PlanSession::open(nlohmann::json doc, const QString& path, bool modified) {
   submit();
 }
 
-void PlanSession::edit(nlohmann::json doc, const QString& label) {
+void PlanSession::edit(nlohmann::json doc, const QString& label, bool merge) {
   if (doc == plan_) return;
-  undo_.push(new PlanEditCommand(*this, plan_, std::move(doc), label));  // redo() applies it
+  undo_.push(new PlanEditCommand(*this, plan_, std::move(doc), label, merge));  // redo() applies it
 }
 
 // The modified flag follows the stack's cleanChanged, which QUndoStack emits after this.

@@ -36,8 +36,8 @@ class PlanSession : public QObject {
   void open(nlohmann::json doc, const QString& path, bool modified = false);
   // An edit of the current plan, undoable: predicted after the debounce interval; marks it
   // modified. Consecutive edits with the same label (a spin box's arrow held down) merge
-  // into one undo step.
-  void edit(nlohmann::json doc, const QString& label = {});
+  // into one undo step unless `merge` is false (a committed slider drag: a step of its own).
+  void edit(nlohmann::json doc, const QString& label = {}, bool merge = true);
   void markSaved(const QString& path);
   QUndoStack& undoStack() { return undo_; }
   void setDebounceMs(int ms) { debounce_.setInterval(ms); }

@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -11,6 +12,8 @@
 
 #include "tilesight/net/system_profile.h"
 #include "ui/bytes_spin_box.h"
+#include "ui/legal_values.h"
+#include "ui/param_slider.h"
 #include "ui/template_params.h"
 
 namespace tilesight::ui {
@@ -87,6 +90,31 @@ QWidget* TemplateForm::makeEditor(const ParamSpec& s) {
   return nullptr;
 }
 
+// The spin box of an integer field with legal values, and a slider over them beside it; the
+// slider's commit is one edit of its own (the spin box's "auto" position first, if optional).
+QWidget* TemplateForm::withSlider(QWidget* editor, const ParamSpec& s) {
+  auto* spin = qobject_cast<QSpinBox*>(editor);
+  if (!spin || s.kind != ParamKind::kInt) return editor;
+  std::vector<int> values = template_slider_values(s.key, s.min, s.max);
+  if (values.empty()) return editor;
+  if (s.optional) values.insert(values.begin(), spin->minimum());  // "auto"
+  auto* row = new QWidget(this);
+  auto* line = new QHBoxLayout(row);
+  line->setContentsMargins(0, 0, 0, 0);
+  auto* slider = new ParamSlider(spin, row);
+  slider->setObjectName(QString::fromLatin1(s.key) + QStringLiteral("_slider"));
+  slider->setValues(std::move(values));
+  line->addWidget(spin, 2);
+  line->addWidget(slider, 3);
+  const QString key = QString::fromLatin1(s.key);
+  const bool optional = s.optional;
+  connect(slider, &ParamSlider::committed, this, [this, key, spin, optional](int v) {
+    if (updating_) return;
+    emit paramEdited(key, optional && v == spin->minimum() ? nlohmann::json() : nlohmann::json(v), false);
+  });
+  return row;
+}
+
 void TemplateForm::build(const std::string& kernel) {
   qDeleteAll(groups_);
   groups_.clear();
@@ -109,7 +137,7 @@ void TemplateForm::build(const std::string& kernel) {
     editor->setToolTip(tr(s.tip));
     editor->setObjectName(key);
     // "model.layers" reads "layers" under the Model group.
-    form->addRow(key.section(QLatin1Char('.'), -1), editor);
+    form->addRow(key.section(QLatin1Char('.'), -1), withSlider(editor, s));
     editors_.insert(key, editor);
   }
   column_->addStretch(1);

@@ -11,6 +11,9 @@
 //   ┌ Problem ───────────────────┐ ┌ Kernel ─────────────────┐ ┌ Communication ─────┐
 //   │ batch [4]  heads [32] ...  │ │ variant [auto (fa2) ▾]  │ │ devices [8]        │
 //   │ causal [x] dtype [bf16 ▾]  │ │ split_kv [auto (8)]     │ │ algorithm [auto ▾] │
+//
+// The tile fields, warps, stages and group_m have a slider beside the box over their legal
+// values (ui/legal_values.h), its leftmost position "auto" where the field is optional.
 #pragma once
 
 #include <QHash>
@@ -46,11 +49,13 @@ class TemplateForm : public QWidget {
   QWidget* editor(const QString& key) const { return editors_.value(key); }
 
  signals:
-  void paramEdited(const QString& key, const nlohmann::json& value);  // null: remove the field
+  // null: remove the field; merge false: a committed slider drag, its own undo step.
+  void paramEdited(const QString& key, const nlohmann::json& value, bool merge = true);
 
  private:
   void build(const std::string& kernel);
   QWidget* makeEditor(const ParamSpec& spec);
+  QWidget* withSlider(QWidget* editor, const ParamSpec& spec);
   void showValue(const ParamSpec& spec, const nlohmann::json* value, const QString& resolved,
                  const nlohmann::json& params);
   int deviceLimit(const std::string& hardware);

@@ -3,7 +3,7 @@
 #include <QComboBox>
 #include <QSpinBox>
 #include <QStandardItemModel>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QtTest>
 
 #include "gui_test_util.h"
@@ -166,9 +166,9 @@ class ConfigPanelTest : public QObject {
     QVERIFY(window_->files().openPath(test::example_path("custom_gemm_h200.json"), true).isEmpty());
     QVERIFY(waiter.waitReady());
     QVERIFY(!panel().editable());
-    auto* tree = panel().findChild<QTreeWidget*>();
+    auto* tree = panel().programTree();
     QVERIFY(tree && tree->isVisibleTo(&panel()));
-    QVERIFY(tree->topLevelItemCount() >= 5);  // name, hardware, tensors, grid, accesses, ...
+    QVERIFY(tree->model()->rowCount() >= 5);  // name, hardware, tensors, grid, accesses, ...
     QVERIFY(!panel().spinBox("block_m")->isVisibleTo(&panel()));
     QCOMPARE(QString::fromStdString(session().prediction()->kernel), QString("custom"));
   }
