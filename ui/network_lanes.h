@@ -6,6 +6,14 @@
 //   nvswitch->gpu0  |██ ██ ██ ██ ██ ██ ██|  96%
 //                   0               1.36 ms
 //
+// A fused kernel (ag_gemm, gemm_rs, ulysses_attention) first gets its overlap schedule as the
+// engine predicted it (NetworkReport::schedule), two lanes over the links on the same axis:
+//
+//   compute (SMs)   |▓▓▓▓|▓▓▓▓|▓▓▓▓|▓▓▓▓|▓▓▓▓|▓▓▓▓|▓▓▓▓|▓▓▓▓|   pieces: row shards of the GEMM
+//   collective      |███|███|███|███|███|███|███|                 steps: one shard each
+//   ------------------------------------------------------
+//   gpu0->nvswitch  |██ ██ ██ ██ ██ ██ ██|  47%
+//
 // A collective that runs once per layer (a decode step's all-reduces) is drawn at every run,
 // a layer apart. Drawn in the Network lanes dock and, for plans without a one-SM timeline
 // (a collective), in the timeline's place.
@@ -27,6 +35,9 @@ class NetworkLanes : public QWidget {
 
   void setNetwork(const report::NetworkReport& network, double latency_us);
   int lanes() const { return static_cast<int>(links_.size()); }
+  // The overlap schedule's spans as drawn, [start, end] in µs in order: the compute pieces
+  // (compute) or the collective steps; empty for plans without one.
+  std::vector<std::pair<double, double>> scheduleBars(bool compute) const;
   // The bars of lane `row` (from the top) as drawn: [start, end] in µs, every run of a
   // recurring stage (NetworkStageEvent::runs) its own bar, in time order.
   std::vector<std::pair<double, double>> barsOf(int row) const;
@@ -41,7 +52,10 @@ class NetworkLanes : public QWidget {
     int row = 0, colour = 0;
     double start_us = 0, end_us = 0;
   };
+  int linkTop() const;  // y of the first link lane: under the schedule's lanes
+
   std::vector<report::LinkUtilization> links_;
+  std::vector<report::OverlapSpan> schedule_;
   std::vector<Bar> bars_;
   double latency_us_ = 0;
   int label_width_ = 0, util_width_ = 0;

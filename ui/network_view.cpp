@@ -25,6 +25,7 @@ NetworkView::NetworkView(QWidget* parent)
   headline_->setStyleSheet(QStringLiteral("color: #555;"));
   details_->setAlignment(Qt::AlignCenter);
   details_->setWordWrap(true);
+  details_->setTextFormat(Qt::RichText);
   details_->setStyleSheet(QStringLiteral("color: gray;"));
   headline_->setText(tr("no prediction yet"));
   setAutoFillBackground(true);
@@ -62,8 +63,10 @@ void NetworkView::setPrediction(const report::Prediction& p) {
                         .arg(QString::fromStdString(p.network.bottleneck_link))
                         .arg(p.network.links.size());
   if (!p.network.overlap.empty())
-    details += tr("; overlap %1 hides %2 of the communication")
-                   .arg(QString::fromStdString(p.network.overlap), format_percent(p.network.overlap_rate));
+    details += tr("<br>overlap %1: communication %2, computation %3 alone; <b>%4 of the communication "
+                  "hidden</b> under the computation")
+                   .arg(QString::fromStdString(p.network.overlap), format_time_us(p.network.comm_us),
+                        format_time_us(p.network.compute_us), format_percent(p.network.overlap_rate));
   details_->setText(details);
 }
 
@@ -81,6 +84,14 @@ int NetworkView::laneBarWidth() const {
 
 std::vector<std::pair<double, double>> NetworkView::laneBars(int row) const {
   return lanes_->barsOf(row);
+}
+
+std::vector<std::pair<double, double>> NetworkView::scheduleBars(bool compute) const {
+  return lanes_->scheduleBars(compute);
+}
+
+QString NetworkView::details() const {
+  return details_->text();
 }
 
 }  // namespace tilesight::ui

@@ -32,6 +32,9 @@ class NetworkView : public QWidget {
   int laneCount() const;  // links drawn
   int laneBarWidth() const;  // pixels of the time axis, between the link names and the %
   std::vector<std::pair<double, double>> laneBars(int row) const;  // NetworkLanes::barsOf
+  // A fused kernel's overlap schedule as drawn (NetworkLanes::scheduleBars).
+  std::vector<std::pair<double, double>> scheduleBars(bool compute) const;
+  QString details() const;
 
  private:
   QLabel* headline_ = nullptr;

@@ -78,6 +78,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
   StreamShare share;
   std::int64_t ctas = nccl_ctas(p, *comm);
   double total = 0;
+  std::vector<report::OverlapSpan> spans;  // overlapped modes: the schedule for the report
   if (p.overlap == kernels::Overlap::kNone) {
     total = comm->total_s + pred.latency_us / kUs;
   } else {
@@ -113,7 +114,9 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
     const double hbm_rate = 2.0 * step_bytes / std::max(step, 1e-12);
     in.compute_slowdown =
         stream ? stream_slowdown(share, system.device, hbm_rate, pred.utilization[index(Resource::kDram)]) : 1.0;
-    total = launch + schedule_overlap(in).total;
+    const OverlapSchedule schedule = schedule_overlap(in);
+    total = launch + schedule.total;
+    spans = report_spans(schedule, launch);
   }
 
   // 4. The report: the GEMM's pipelines and the network's links over the fused latency.
@@ -132,6 +135,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
   pred.network = net::network_report(system, {{*comm, comm_start}}, total);
   pred.network.overlap = kernels::overlap_name(p.overlap);
   pred.network.comm_sms = ctas;
+  pred.network.schedule = std::move(spans);
   pred.network.comm_us = comm_s * kUs;
   pred.network.compute_us = compute_s * kUs;
   pred.network.overlap_rate = comm_s > 0 ? std::clamp((comm_s + compute_s - (total - (p.overlap == kernels::Overlap::kNone ? 0 : launch))) / comm_s, 0.0, 1.0) : 0;

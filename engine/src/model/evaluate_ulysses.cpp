@@ -120,6 +120,7 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
   pred.network = net::network_report(system, {{*in, 0.0}, {*out, out_start + (p.overlap == kernels::Overlap::kNone ? 0 : launch)}}, total);
   pred.network.overlap = kernels::overlap_name(p.overlap);
   pred.network.comm_sms = nccl_ctas(p, *in_piece);
+  pred.network.schedule = report_spans(s, p.overlap == kernels::Overlap::kNone ? 0.0 : launch);
   pred.network.comm_us = s.comm_alone * kUs;
   pred.network.compute_us = compute_alone * kUs;
   const double t_body = p.overlap == kernels::Overlap::kNone ? total : total - launch;

@@ -63,6 +63,17 @@ OverlapSchedule schedule_overlap(const OverlapInput& in) {
   return out;
 }
 
+std::vector<report::OverlapSpan> report_spans(const OverlapSchedule& schedule, double offset) {
+  std::vector<report::OverlapSpan> out;
+  for (bool compute : {false, true}) {
+    const auto& spans = compute ? schedule.compute : schedule.comm;
+    for (std::size_t i = 0; i < spans.size(); ++i)
+      out.push_back({compute, static_cast<std::int64_t>(i), (offset + spans[i].start) * 1e6,
+                     (offset + spans[i].end) * 1e6});
+  }
+  return out;
+}
+
 OverlapSchedule schedule_around(const AroundInput& in) {
   OverlapSchedule out;
   out.comm_alone = std::accumulate(in.comm_in.begin(), in.comm_in.end(), 0.0) +

@@ -14,6 +14,8 @@
 
 #include <vector>
 
+#include "tilesight/report/prediction.h"
+
 namespace tilesight::model {
 
 struct Span {
@@ -51,6 +53,10 @@ struct AroundInput {
 };
 
 OverlapSchedule schedule_around(const AroundInput& in);
+
+// The schedule as the report gives it: steps then pieces, µs from the kernel's start, the
+// schedule's time 0 at `offset` seconds (the launch).
+std::vector<report::OverlapSpan> report_spans(const OverlapSchedule& schedule, double offset);
 
 // When a piece of `work` seconds at full rate, started at `start`, ends if it runs
 // `slowdown` times slower inside `busy` spans.

@@ -95,6 +95,16 @@ struct NetworkStageEvent {
   double period_us = 0;
 };
 
+// One span of a fused kernel's overlap schedule (§3.6, model/overlap.h): a collective step on
+// the network or a compute piece (a GEMM's row shard, a share of the attention heads) on the
+// SMs, from the kernel's start. The Network view draws them as two lanes over the links.
+struct OverlapSpan {
+  bool compute = false;    // true: a compute piece; false: a collective step
+  std::int64_t index = 0;  // the step's or the piece's number in its lane
+  double start_us = 0;
+  double end_us = 0;
+};
+
 struct LinkUtilization {
   std::string link;
   std::string type;        // link type of the system profile, "nvlink4"
@@ -133,6 +143,7 @@ struct NetworkReport {
   double overlap_rate = 0;   // share of comm_us hidden under computation, 0..1
   std::int64_t comm_sms = 0; // fused kernels: SMs NCCL's CTAs hold beside the compute on two
                              // streams (the plan's `comm_sms`, else NCCL's channels); 0 otherwise
+  std::vector<OverlapSpan> schedule;  // fused kernels: the steps and pieces as scheduled; else empty
   bool empty() const { return collectives.empty(); }
 };
 
