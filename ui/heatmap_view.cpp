@@ -62,6 +62,11 @@ HeatmapView::HeatmapView(QWidget* parent)
     ticker->setTickCount(count);
     axis->setTicker(ticker);
   }
+  profile_ = plot_->addGraph();
+  profile_->setLineStyle(QCPGraph::lsStepCenter);
+  profile_->setPen(QPen(QColor(0x21, 0x91, 0x8c), 1.5));  // viridis' middle
+  profile_->setBrush(QColor(0x21, 0x91, 0x8c, 90));
+  profile_->setVisible(false);
   message_ = add_plot_message(*plot_);
 
   connect(selector_, qOverload<int>(&QComboBox::currentIndexChanged), this, &HeatmapView::showMap);
@@ -106,6 +111,9 @@ void HeatmapView::showMap(int index) {
     return;
   }
   const auto& m = maps_[static_cast<std::size_t>(index)];
+  if ((m.rows == 1) != (m.cols == 1)) return showProfile(m);
+  profile_->setVisible(false);
+  plot_->yAxis->setRangeReversed(true);
   const int cols = static_cast<int>(m.cols), rows = static_cast<int>(m.rows);
   // QCPColorMap draws nothing for a range of zero width: a grid one tile wide (a decode
   // kernel's single query block) is drawn as two half cells of the same value (tight
@@ -132,9 +140,47 @@ void HeatmapView::showMap(int index) {
   plot_->replot();
 }
 
+// One tile wide or high: the hit rate per tile along the long dimension, on a 0-100% axis,
+// in place of the colour map and its scale.
+void HeatmapView::showProfile(const report::HitRateMap& m) {
+  const bool along_rows = m.cols == 1;
+  const auto n = static_cast<int>(along_rows ? m.rows : m.cols);
+  QVector<double> x(n), y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = i;
+    y[i] = static_cast<std::size_t>(i) < m.hit_rate.size() ? m.hit_rate[static_cast<std::size_t>(i)] * 100.0 : 0.0;
+  }
+  map_->setVisible(false);
+  scale_->setVisible(false);
+  if (plot_->plotLayout()->hasElement(0, 1) && plot_->plotLayout()->element(0, 1) == scale_) {
+    plot_->plotLayout()->take(scale_);
+    plot_->plotLayout()->simplify();
+  }
+  profile_->setData(x, y, true);
+  profile_->setVisible(true);
+  const QString dim = QString::fromStdString(along_rows ? m.row_dim : m.col_dim);
+  // "row tile (16,384 tiles)": rmsnorm's grid has one dimension only, the other is unnamed.
+  const QString other = QString::fromStdString(along_rows ? m.col_dim : m.row_dim);
+  plot_->xAxis->setLabel(other.isEmpty() ? tr("%1 tile (%2 tiles)").arg(dim, format_count(n))
+                                         : tr("%1 tile (%2 × %3 grid, one %4 tile)")
+                                               .arg(dim, format_count(static_cast<double>(m.rows)),
+                                                    format_count(static_cast<double>(m.cols)), other));
+  plot_->yAxis->setLabel(tr("hit rate (%)"));
+  plot_->yAxis->setRangeReversed(false);
+  plot_->xAxis->setRange(-0.5, n - 0.5);
+  plot_->yAxis->setRange(0, 105);
+  set_plot_message(message_, {});
+  plot_->replot();
+}
+
+bool HeatmapView::profileShown() const {
+  return shown_ >= 0 && profile_->visible();
+}
+
 // Axes and colour scale only around a map; an empty plot shows just its message.
 void HeatmapView::showFrame(bool visible) {
   map_->setVisible(visible);
+  if (!visible) profile_->setVisible(false);
   plot_->xAxis->setVisible(visible);
   plot_->yAxis->setVisible(visible);
   plot_->axisRect()->setBackground(visible ? QBrush(Qt::white) : QBrush(Qt::NoBrush));
@@ -163,11 +209,20 @@ QString HeatmapView::message() const {
 void HeatmapView::onMouseMove(QMouseEvent* event) {
   if (shown_ < 0) return;
   const auto& m = maps_[static_cast<std::size_t>(shown_)];
+  if (profile_->visible()) {  // the tile under the pointer along the long dimension
+    const int i = static_cast<int>(std::lround(plot_->xAxis->pixelToCoord(event->position().x())));
+    return tileTip(event, m.cols == 1 ? i : 0, m.cols == 1 ? 0 : i);
+  }
   int c = 0, r = 0;
   map_->data()->coordToCell(plot_->xAxis->pixelToCoord(event->position().x()),
                             plot_->yAxis->pixelToCoord(event->position().y()), &c, &r);
   if (m.cols == 1 && c == 1) c = 0;  // the duplicated half cell of a one-wide grid
   if (m.rows == 1 && r == 1) r = 0;
+  tileTip(event, r, c);
+}
+
+void HeatmapView::tileTip(QMouseEvent* event, int r, int c) {
+  const auto& m = maps_[static_cast<std::size_t>(shown_)];
   if (c < 0 || r < 0 || c >= m.cols || r >= m.rows ||
       !plot_->axisRect()->rect().contains(event->position().toPoint())) {
     QToolTip::hideText();

@@ -9,8 +9,15 @@
 //             +-------------       0 ■ dark blue
 //               n tile
 //
-// Hovering a cell shows the tile's hit rate and mean reuse distance. The first-touch cache
-// model gives no per-tile map; the view then says so in the plot.
+// A grid one tile wide or high (rmsnorm's N x 1 row blocks, decode's single query block)
+// would be one flat column of colour: it is drawn as a profile instead, the hit rate (%) per
+// tile along the long dimension, with the grid's shape in the axis label:
+//
+//   hit rate (%) 100 |▇▇▇▇▇▇▆▆▆▇▇▇▇▇▇▇
+//                  0 +----------------  row tile (16384 × 1 grid)
+//
+// Hovering a cell (or a tile of the profile) shows the tile's hit rate and mean reuse
+// distance. The first-touch cache model gives no per-tile map; the view then says so.
 #pragma once
 
 #include <QString>
@@ -23,6 +30,7 @@ class QComboBox;
 class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
+class QCPGraph;
 class QCPItemText;
 class QMouseEvent;
 
@@ -39,17 +47,21 @@ class HeatmapView : public QWidget {
   QComboBox* mapSelector() const { return selector_; }
   // Cells of the map drawn now (rows × cols), 0 when the model gave none.
   int cellCount() const;
+  bool profileShown() const;  // a one-wide grid drawn as hit rate per tile
   QString message() const;
 
  private:
   void showMap(int index);
   void showFrame(bool visible);
+  void showProfile(const report::HitRateMap& m);
+  void tileTip(QMouseEvent* event, int row, int col);
   void onMouseMove(QMouseEvent* event);
 
   QComboBox* selector_ = nullptr;
   QCustomPlot* plot_ = nullptr;
   QCPColorMap* map_ = nullptr;
   QCPColorScale* scale_ = nullptr;
+  QCPGraph* profile_ = nullptr;
   QCPItemText* message_ = nullptr;
   std::vector<report::HitRateMap> maps_;
   QString cache_model_;
