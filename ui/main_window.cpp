@@ -29,6 +29,7 @@
 #include "tilesight/hw/profile_loader.h"
 #include "ui/report_view.h"
 #include "ui/timeline_view.h"
+#include "ui/what_if_view.h"
 
 // resources/tilesight.qrc is compiled into the static tilesight_ui library, so it has to be
 // registered by hand (outside any namespace, as Q_INIT_RESOURCE requires).
@@ -40,7 +41,7 @@ namespace tilesight::ui {
 
 namespace {
 
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2;  // 2: the What-if topology dock
 const char* const kGeometryKey = "window/geometry";
 const char* const kStateKey = "window/state";
 const char* const kPathKey = "plan/last_path";
@@ -115,6 +116,10 @@ void MainWindow::createDocks() {
       addDock(tr("Network lanes"), QStringLiteral("network"), network_, Qt::BottomDockWidgetArea);
   splitDockWidget(envelope, heatmap, Qt::Horizontal);
   splitDockWidget(heatmap, network, Qt::Horizontal);
+  what_if_ = new WhatIfView(this);
+  auto* what_if = addDock(tr("What-if topology"), QStringLiteral("what_if"), what_if_, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(network, what_if);
+  network->raise();
   resizeDocks({config, report}, {290, 440}, Qt::Horizontal);
   // The network lanes need room for link names, a time axis and percentages.
   resizeDocks({envelope, heatmap, network}, {400, 340, 300}, Qt::Horizontal);
@@ -225,6 +230,7 @@ void MainWindow::connectSession() {
     heatmap_->setPrediction(p);
     network_->setPrediction(p);
     editor_->setPrediction(p);
+    what_if_->setPrediction(p, session_.predictedPlan());
     config_->showEngineChoices(p, session_.predictedPlan());
     statusBar()->clearMessage();
   });

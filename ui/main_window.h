@@ -35,6 +35,7 @@ class PlanEditor;
 class RecentFiles;
 class ReportView;
 class TimelineView;
+class WhatIfView;
 
 // Asks what to do with unsaved edits before `action` ("closing TileSight", "opening
 // gemm_b200.json") would lose them: QMessageBox::Save, Discard or Cancel. The window's
@@ -60,6 +61,7 @@ class MainWindow : public QMainWindow {
   HeatmapView* heatmapView() const { return heatmap_; }
   NetworkView* networkView() const { return network_; }
   PlanEditor* planEditor() const { return editor_; }
+  WhatIfView* whatIfView() const { return what_if_; }
 
   RecentFiles& recentFiles() { return *recent_; }
   RecoveryFile& recovery() { return recovery_; }
@@ -114,6 +116,7 @@ class MainWindow : public QMainWindow {
   HeatmapView* heatmap_ = nullptr;
   NetworkView* network_ = nullptr;
   PlanEditor* editor_ = nullptr;
+  WhatIfView* what_if_ = nullptr;
   RecentFiles* recent_ = nullptr;
   RecoveryFile recovery_;
   QTimer autosave_;

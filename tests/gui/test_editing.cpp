@@ -220,7 +220,7 @@ class EditingTest : public QObject {
 
   void everyViewHasAHelpPage() {
     for (const char* page : {"plan-editor", "configuration", "timeline", "report", "envelope",
-                             "cache-heatmap", "network"})
+                             "cache-heatmap", "network", "what-if"})
       QVERIFY2(!help_page_path(QString::fromLatin1(page)).isEmpty(), page);
   }
 
