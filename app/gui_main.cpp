@@ -1,19 +1,24 @@
 // tilesight: the desktop app (issue 4).
 //
 //   tilesight [PLAN.json] [--screenshot FILE.png] [--hw NAME]
+//   tilesight --bench-edit [--edits N] [PLAN.json]
 //
 // Without a display (no DISPLAY or WAYLAND_DISPLAY, or QT_QPA_PLATFORM=offscreen) it runs
 // offscreen: prints the CLI's text report of the plan, writes a PNG of the main window
 // (tilesight-main-window.png here, or the --screenshot path) and exits. With a display and
 // --screenshot it writes the PNG and exits too. The default plan is
-// resources/examples/gemm_h200.json. Exit status as the CLI's: 0 good, 2 bad input.
+// resources/examples/gemm_h200.json. --bench-edit measures the edit-to-views latency of the
+// plan offscreen (ui/edit_bench.h) and prints it. Exit status as the CLI's: 0 good, 2 bad input.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QStyleFactory>
+#include <algorithm>
 #include <iostream>
+#include <string_view>
 
 #include "tilesight/report/text_report.h"
+#include "ui/edit_bench.h"
 #include "ui/file_commands.h"
 #include "ui/main_window.h"
 #include "ui/plan_document.h"
@@ -26,7 +31,10 @@ constexpr int kSnapshotTimeoutMs = 60000;
 
 struct AppArgs {
   QString plan, screenshot, hw;
+  int bench_edits = 0;  // --bench-edit: edits to time, 0: no bench
 };
+
+constexpr int kDefaultBenchEdits = 50;
 
 // The offscreen platform warns about what it cannot do (window size hints, no runtime
 // folder); harmless for a snapshot, so kept out of the report's way.
@@ -57,7 +65,10 @@ std::optional<AppArgs> parse_args(const QApplication& app) {
                                       "FILE.png");
   const QCommandLineOption hw(
       "hw", QObject::tr("Hardware profile name or path; overrides the plan's"), "NAME");
-  parser.addOptions({screenshot, hw});
+  const QCommandLineOption bench("bench-edit",
+                                 QObject::tr("Time edits of the plan to the views updated, offscreen, and exit"));
+  const QCommandLineOption edits("edits", QObject::tr("Edits --bench-edit applies (default 50)"), "N");
+  parser.addOptions({screenshot, hw, bench, edits});
   if (!parser.parse(app.arguments()) || parser.positionalArguments().size() > 1) {
     std::cerr << "tilesight: "
               << (parser.errorText().isEmpty() ? "at most one plan"
@@ -69,6 +80,14 @@ std::optional<AppArgs> parse_args(const QApplication& app) {
   if (parser.isSet("help")) parser.showHelp(kOk);
   if (parser.isSet("version")) parser.showVersion();
   AppArgs args{parser.positionalArguments().value(0), parser.value(screenshot), parser.value(hw)};
+  if (parser.isSet(bench)) {
+    bool ok = true;
+    args.bench_edits = parser.isSet(edits) ? parser.value(edits).toInt(&ok) : kDefaultBenchEdits;
+    if (!ok || args.bench_edits < 1 || args.bench_edits > 100000) {
+      std::cerr << "tilesight: --edits must be a count from 1 to 100000, got " << parser.value(edits).toStdString() << "\n";
+      return std::nullopt;
+    }
+  }
   return args;
 }
 
@@ -118,8 +137,28 @@ int snapshot(tilesight::ui::MainWindow& window, const QString& path, bool print_
 
 }  // namespace
 
+int bench(tilesight::ui::MainWindow& window, int edits) {
+  if (!tilesight::ui::wait_for_result(window.session(), kSnapshotTimeoutMs) || !window.session().errors().empty()) {
+    std::cerr << "tilesight: the plan does not predict; nothing to time\n";
+    return kBadInput;
+  }
+  QString error;
+  const auto rows = tilesight::ui::bench_edits(window, edits, &error);
+  if (rows.empty()) {
+    std::cerr << "tilesight: " << error.toStdString() << "\n";
+    return 1;
+  }
+  std::cout << "edit to views updated: " << edits << " edits of "
+            << window.session().path().toStdString() << " (offscreen, window " << window.width() << "x"
+            << window.height() << ")\n"
+            << tilesight::ui::format_edit_bench(rows).toStdString();
+  return kOk;
+}
+
 int main(int argc, char** argv) {
-  const bool headless = headless_environment();
+  const bool headless = headless_environment() || std::any_of(argv, argv + argc, [](const char* a) {
+                          return std::string_view(a) == "--bench-edit";
+                        });
   if (headless) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     qInstallMessageHandler(quiet_offscreen_messages);
@@ -133,6 +172,12 @@ int main(int argc, char** argv) {
   if (!args) return kBadInput;
 
   const bool grab = headless || !args->screenshot.isEmpty();
+  if (args->bench_edits > 0) {
+    tilesight::ui::MainWindow window({.persist = false});
+    if (!open_initial_plan(window, *args, false)) return kBadInput;
+    window.show();
+    return bench(window, args->bench_edits);
+  }
   tilesight::ui::MainWindow window({.persist = !grab});
   if (!open_initial_plan(window, *args, !grab)) return kBadInput;
   window.show();

@@ -134,7 +134,9 @@ void PlanEditor::setPrediction(const report::Prediction& prediction) {
 }
 
 void PlanEditor::redraw() {
-  const TileDag dag = tile_dag(doc_, timeline_);
+  TileDag dag = tile_dag(doc_, timeline_);
+  // A new prediction of the plan just drawn (every edit brings one): the same drawing, kept.
+  if (drawn_ && same_dag(dag, *drawn_)) return;
   scene_->setDag(dag);
   const std::string kernel = doc_.is_object() && doc_.contains("params") ? doc_.value("kernel", std::string()) : "";
   const auto tile_templates = kernels::template_names();
@@ -161,6 +163,7 @@ void PlanEditor::redraw() {
   add_->setEnabled(dag.errors.empty());
   connect_->setEnabled(dag.errors.empty());
   fit_->setEnabled(dag.errors.empty());
+  drawn_ = std::move(dag);
 }
 
 bool PlanEditor::hasDag() const {
@@ -261,7 +264,8 @@ void PlanEditor::apply(const Result<nlohmann::json>& edited, const QString& labe
                        const QString& select) {
   if (!edited) {
     emit editRefused(QString::fromStdString(edited.error_text("; ")));
-    redraw();  // the panel shows the document's values again
+    drawn_.reset();  // the same DAG, drawn again: the panel shows the document's values again
+    redraw();
     return;
   }
   doc_ = *edited;

@@ -25,6 +25,7 @@
 
 #include <QString>
 #include <QWidget>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -101,6 +102,7 @@ class PlanEditor : public QWidget {
 
   nlohmann::json doc_;
   std::vector<report::TimelineEvent> timeline_;
+  std::optional<TileDag> drawn_;  // what the scene shows, to skip redrawing the same DAG
   DagScene* scene_ = nullptr;
   QGraphicsView* view_ = nullptr;
   DagMinimap* minimap_ = nullptr;

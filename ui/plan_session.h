@@ -6,6 +6,7 @@
 //
 //   panel edit ─┐  40 ms ┌─> worker (thread) ─> predictionReady(prediction)  -> views
 //   panel edit ─┴────────┘                  └─> predictionFailed(errors)     -> report view
+//   slider release, undo, redo ──(at once)──┘
 #pragma once
 
 #include <QElapsedTimer>
@@ -37,6 +38,8 @@ class PlanSession : public QObject {
   // An edit of the current plan, undoable: predicted after the debounce interval; marks it
   // modified. Consecutive edits with the same label (a spin box's arrow held down) merge
   // into one undo step unless `merge` is false (a committed slider drag: a step of its own).
+  // A mergeable edit waits out the debounce (more keystrokes may follow); a committed one,
+  // an undo and a redo are predicted at once.
   void edit(nlohmann::json doc, const QString& label = {}, bool merge = true);
   void markSaved(const QString& path);
   QUndoStack& undoStack() { return undo_; }
@@ -46,6 +49,7 @@ class PlanSession : public QObject {
   const QString& path() const { return path_; }
   bool modified() const { return modified_; }
   bool busy() const { return worker_.busy() || debounce_.isActive(); }
+  bool debouncing() const { return debounce_.isActive(); }  // an edit waits to be predicted
   const std::optional<report::Prediction>& prediction() const { return prediction_; }
   // The plan that prediction() was made from: plan() itself unless an edit is waiting out
   // the debounce or running.
@@ -54,6 +58,8 @@ class PlanSession : public QObject {
   // From the end of the debounce to the views redrawn with the result (the engine's time
   // included), for the status bar and the 100 ms budget.
   double lastUpdateMs() const { return last_latency_ms_; }
+  // Of that, the views' own work: predictionReady's handlers (every view's setPrediction).
+  double lastViewsMs() const { return last_views_ms_; }
   PredictionWorker& worker() { return worker_; }
 
  signals:
@@ -82,9 +88,11 @@ class PlanSession : public QObject {
   nlohmann::json predicted_plan_;
   QString path_;
   bool modified_ = false;
+  bool debounce_next_ = false;  // the next apply() comes from a mergeable edit
   std::optional<report::Prediction> prediction_;
   Errors errors_;
   double last_latency_ms_ = 0;
+  double last_views_ms_ = 0;
 };
 
 }  // namespace tilesight::ui

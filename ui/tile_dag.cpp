@@ -91,4 +91,12 @@ TileDag tile_dag(const nlohmann::json& doc, const std::vector<report::TimelineEv
   return dag;
 }
 
+bool same_dag(const TileDag& a, const TileDag& b) {
+  if (a.actions != b.actions || a.kernel != b.kernel || a.lifted != b.lifted || a.errors.size() != b.errors.size())
+    return false;
+  for (std::size_t i = 0; i < a.errors.size(); ++i)
+    if (a.errors[i].to_string() != b.errors[i].to_string()) return false;
+  return true;
+}
+
 }  // namespace tilesight::ui

@@ -30,6 +30,8 @@ struct DagAction {
   std::vector<std::size_t> deps;  // indices into TileDag::actions
   Resource pipeline = Resource::kCuda;
   bool pipeline_predicted = false;  // from the timeline (true) or guessed from the op
+
+  bool operator==(const DagAction&) const = default;
 };
 
 struct TileDag {
@@ -43,6 +45,10 @@ struct TileDag {
 
 // The DAG of a plan document; `timeline` (may be empty) gives each action's pipeline.
 TileDag tile_dag(const nlohmann::json& doc, const std::vector<report::TimelineEvent>& timeline);
+
+// True when the two would be drawn the same (actions, deps, pipelines, kernel, errors): the
+// plan editor then keeps its scene (a new prediction of the same plan usually changes nothing).
+bool same_dag(const TileDag& a, const TileDag& b);
 
 // The pipeline an op mostly uses when no prediction says otherwise.
 Resource guess_pipeline(const std::string& op);

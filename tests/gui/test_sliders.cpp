@@ -48,6 +48,7 @@ class SliderTest : public QObject {
   void theSpinBoxMovesTheSlider() {
     QCOMPARE(panel().slider("block_m")->legalValue(), 128);
     panel().spinBox("block_m")->setValue(64);
+    QVERIFY(session().debouncing());  // typed: more keystrokes may follow
     QCOMPARE(panel().slider("block_m")->legalValue(), 64);
     panel().spinBox("M")->setValue(5000);  // not a power of two: the slider shows the nearest
     QCOMPARE(panel().slider("M")->legalValue(), 4096);
@@ -65,7 +66,8 @@ class SliderTest : public QObject {
       QCOMPARE(panel().spinBox("block_n")->value(), slider->values()[static_cast<std::size_t>(position)]);
       QCOMPARE(session().plan()["params"]["block_n"].get<int>(), 128);
     }
-    slider->setSliderDown(false);  // released at 64: one edit
+    slider->setSliderDown(false);  // released at 64: one edit, predicted at once
+    QVERIFY(!session().debouncing());
     QCOMPARE(session().plan()["params"]["block_n"].get<int>(), 64);
     QCOMPARE(session().undoStack().count(), steps + 1);
     QVERIFY(waiter.waitReady());
