@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <algorithm>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolTip>
@@ -162,14 +163,18 @@ void HeatmapView::showProfile(const report::HitRateMap& m) {
   // "row tile (16,384 tiles)": rmsnorm's grid has one dimension only, the other is unnamed.
   const QString other = QString::fromStdString(along_rows ? m.col_dim : m.row_dim);
   plot_->xAxis->setLabel(other.isEmpty() ? tr("%1 tile (%2 tiles)").arg(dim, format_count(n))
-                                         : tr("%1 tile (%2 × %3 grid, one %4 tile)")
+                                         : tr("%1 tile (%2 × %3 grid)")
                                                .arg(dim, format_count(static_cast<double>(m.rows)),
-                                                    format_count(static_cast<double>(m.cols)), other));
+                                                    format_count(static_cast<double>(m.cols))));
   plot_->yAxis->setLabel(tr("hit rate (%)"));
   plot_->yAxis->setRangeReversed(false);
   plot_->xAxis->setRange(-0.5, n - 0.5);
   plot_->yAxis->setRange(0, 105);
-  set_plot_message(message_, {});
+  // A flat profile (decode's K and V read once: 0% on every tile) would look like no data.
+  const auto [low, high] = std::minmax_element(y.cbegin(), y.cend());
+  set_plot_message(message_, n > 0 && *high - *low < 0.5
+                                 ? tr("every tile: %1 hit rate").arg(format_percent(*low / 100.0))
+                                 : QString());
   plot_->replot();
 }
 

@@ -284,6 +284,30 @@ class ViewsTest : public QObject {
     QVERIFY(view.plot()->xAxis->tickVector().contains(0.0));
   }
 
+  // A one-wide grid (rmsnorm: 16,384 row blocks in one column) is a hit-rate profile along
+  // its long dimension, not one column of colour; a flat profile says its value.
+  void heatmapDrawsAOneWideGridAsAProfile() {
+    HeatmapView view;
+    view.resize(380, 330);
+    auto p = prediction_;
+    p.hit_rate_maps = {{"", "l2", "", "row", 1, 5, {0.1, 0.2, 0.3, 0.4, 0.5}, {}},
+                       {"K", "l2", "kv_head", "q_block", 8, 1, std::vector<double>(8, 0.0), {}}};
+    view.setPrediction(p);
+    QVERIFY(view.profileShown());
+    QCOMPARE(view.cellCount(), 5);
+    QCOMPARE(view.plot()->graph(0)->dataCount(), 5);
+    QCOMPARE(view.plot()->graph(0)->data()->at(2)->value, 30.0);  // 0.3 as percent
+    QCOMPARE(view.plot()->xAxis->label(), QString("row tile (5 tiles)"));
+    QVERIFY(view.message().isEmpty());
+    view.mapSelector()->setCurrentIndex(1);
+    QCOMPARE(view.plot()->xAxis->label(), QString::fromUtf8("kv_head tile (8 × 1 grid)"));
+    QCOMPARE(view.message(), QString("every tile: 0% hit rate"));
+    p.hit_rate_maps = {{"A", "l2", "m", "n", 3, 4, std::vector<double>(12, 0.5), {}}};
+    view.setPrediction(p);
+    QVERIFY(!view.profileShown());
+    QCOMPARE(view.cellCount(), 12);
+  }
+
   void networkViewSaysNoCrossDeviceTraffic() {
     NetworkView view;
     view.setPrediction(prediction_);
