@@ -107,8 +107,10 @@ void NetworkLanes::paintEvent(QPaintEvent*) {
     const int axis = 2 * kLaneHeight + 1;
     p.setPen(Qt::darkGray);
     p.drawLine(x0, axis, x1, axis);
-    p.drawText(QRect(x0, axis + 1, 60, kLaneHeight), Qt::AlignLeft, QStringLiteral("0"));
-    p.drawText(QRect(x1 - 100, axis + 1, 100, kLaneHeight), Qt::AlignRight, format_time_us(latency_us_));
+    const QString end = format_time_us(latency_us_);
+    if (x1 - x0 > fm.horizontalAdvance(end) + fm.horizontalAdvance(QStringLiteral("0")) + 24)  // else "0 7.11 ms"
+      p.drawText(QRect(x0, axis + 1, 60, kLaneHeight), Qt::AlignLeft, QStringLiteral("0"));
+    p.drawText(QRect(x1 - 100, axis + 1, 100, kLaneHeight), Qt::AlignRight, end);
     p.setPen(QColor(0xbb, 0xbb, 0xbb));
     p.drawLine(4, top - kLaneHeight / 4, x1, top - kLaneHeight / 4);
   }
