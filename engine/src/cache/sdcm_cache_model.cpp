@@ -132,6 +132,12 @@ double derived_rate_sd(const LoopPace& pace, const hw::HardwareSpec& hw) {
   return hw.tile_rate_sd * queued * pace.load_s / pace.iteration_s;
 }
 
+// k-slices sampled along the reduction axis: one in lockstep, where every slice repeats the
+// same reuse gaps; k_samples once the tiles drift (§3.5.2).
+int k_slices(const StreamShape& shape, const SdcmOptions& options) {
+  return shape.skew.per_iteration > 0 || shape.skew.rate_sd > 0 ? std::max(1, options.k_samples) : 1;
+}
+
 StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw, const TileLaunchOrder& order,
                          const std::vector<AccessPlan>& plans, const Levels& lv, const SdcmOptions& options) {
   auto occ = model::compute_occupancy(p.resources, hw);
@@ -245,7 +251,7 @@ void walk_touches(const TileSequence& tiles, const Prepared& p, const SdcmOption
                   const detail::TallyContext& ctx, const StreamInput& input,
                   std::vector<detail::Touch>& touches, bool keep, Tally& t) {
   touches.clear();
-  const int samples = p.shape.skew.per_iteration > 0 || p.shape.skew.rate_sd > 0 ? std::max(1, options.k_samples) : 1;
+  const int samples = k_slices(p.shape, options);
   for (int s = 0; s < samples; ++s)
     walk_stream(detail::StreamWalker::of_this_thread(), tiles, input, p.shape, (s + 0.5) / samples,
                 ctx.waves, [&](const WaveStream& w) {
@@ -296,7 +302,7 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
           ap.access->write ? 0 : static_cast<std::size_t>(ap.keys.count() * p.lv.groups),
           Tally::Run{});
   }
-  const int samples = p.shape.skew.per_iteration > 0 || p.shape.skew.rate_sd > 0 ? std::max(1, options.k_samples) : 1;
+  const int samples = k_slices(p.shape, options);
   const detail::TallyContext ctx{p.plans, streamed, blocks, p.lv, waves, 1.0 / samples};
   if (options.memo && !options.tile_maps) {
     auto& memo = detail::AnalysisMemo<std::vector<detail::Touch>, 4>::of_this_thread();

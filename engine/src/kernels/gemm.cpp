@@ -315,6 +315,7 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
   const double c_tile = static_cast<double>(p.block_m * p.block_n);
   const bool tensor_core = p.dtype != DType::kFP32;  // fp32 GEMMs run on CUDA cores (SIMT)
   const bool a_lanes = gemm_lanes_contiguous(!ta, p.M), b_lanes = gemm_lanes_contiguous(tb, p.N);
+  const double spill_bytes = gemm_spill_bytes_per_iteration(p);
   prog.actions = {
       {.name = "load_a", .op = OpKind::kLoad, .operands = {"A"}, .bytes = a_bytes,
        .multicast = static_cast<double>(p.cluster_n), .via_registers = gemm_a_via_registers(p),
@@ -328,9 +329,9 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
        .dram_run_bytes = gemm_dram_run_bytes(p, tb), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
        .flops = 2.0 * c_tile * static_cast<double>(p.block_k), .bytes = a_bytes + b_bytes,
-       .local_bytes = gemm_spill_bytes_per_iteration(p),
+       .local_bytes = spill_bytes,
        .local_reloads = gemm_loop_reloads(p),
-       .accumulator_spills = gemm_spill_bytes_per_iteration(p) > 0 && gemm_accumulators_overflow(p),
+       .accumulator_spills = spill_bytes > 0 && gemm_accumulators_overflow(p),
        .deps = {0, 1},
        .result_level = Placement::kRegister, .loop = "k", .dtype = p.dtype},
       {.name = "store_c", .op = OpKind::kStore, .operands = {"C"}, .bytes = c_tile * dtype_bytes(partial),
