@@ -11,15 +11,6 @@ namespace tilesight::cache {
 
 namespace {
 
-// The spread of a wave's start times (iterations): the slots' drift after w tiles, the random
-// walk of their iterations and the tiles' own speeds (SkewModel), at least one iteration, at
-// most one tile.
-double wave_width(std::int64_t w, const StreamShape& s) {
-  const double steps = static_cast<double>(s.steps), drift = s.skew.per_iteration, rate = s.skew.rate_sd * steps;
-  const double sd = std::sqrt(static_cast<double>(w) * (drift * drift * steps + rate * rate));
-  return std::clamp(std::sqrt(12.0) * sd, 1.0, std::max(1.0, steps));
-}
-
 // A tile's drift after k iterations of its loop (sd, iterations). Each iteration adds a step of
 // sd `per_iteration`, but the tiles of a wave share blocks: one that falls behind finds them
 // in L2 (its iterations take the L2 latency, not the DRAM one) and catches up by
@@ -35,6 +26,20 @@ double within_tile_drift(const SkewModel& skew, double k) {
   if (!(s > 0) || !(k > 0)) return 0;
   const double theta = std::min(s, 1.0);
   return s * std::sqrt((1 - std::pow(1 - theta, 2 * k)) / (theta * (2 - theta)));
+}
+
+// The spread of a wave's start times (iterations): where each tile of the previous waves
+// ended. A tile ends where its drift left it after its `steps` iterations, within_tile_drift
+// (bounded: a laggard catches up on its wave-mates' blocks), plus its own speed (SkewModel::
+// rate_sd, unbounded: a pace set by the SM's queued path shares gives no catch-up); the
+// slots' offsets add up over w waves. At least one iteration, at most one tile. (An unbounded
+// walk of sd per_iteration each iteration, as before, spread 2-stage loops over 50-140
+// iterations of their 256-896; ncu measures them near lockstep: 8192 x 8192 x 8192-28672,
+// 64 x 128 x 32, 2 stages, 77% L2 hits, l2_hit_corpus.csv.)
+double wave_width(std::int64_t w, const StreamShape& s) {
+  const double steps = static_cast<double>(s.steps), drift = within_tile_drift(s.skew, steps), rate = s.skew.rate_sd * steps;
+  const double sd = std::sqrt(static_cast<double>(w) * (drift * drift + rate * rate));
+  return std::clamp(std::sqrt(12.0) * sd, 1.0, std::max(1.0, steps));
 }
 
 // A deterministic standard normal per launch position: a hash of the position picks one of
