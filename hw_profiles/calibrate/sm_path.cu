@@ -1,0 +1,96 @@
+// One SM's path from L2 into shared memory, against how many SMs pull at once: every active
+// SM runs one block (dynamic shared memory sized so no second block fits) that streams an
+// L2-resident buffer into a ring of shared-memory stages with cp.async (16 bytes a thread,
+// .cg: past L1), as Triton's software-pipelined GEMM loops do, keeping `stages - 1` stages
+// of 16 KiB in flight. With all 132 SMs the L2 itself limits (8.7 TB/s, bw_sweep.csv); with
+// few, what one SM's path carries shows. The buffer (8 MiB) is read once before timing.
+// Output (stdout, CSV): active_sms,stages,stage_bytes,bytes_per_sm,us,gbps_per_sm,tbps_total
+// Build: nvcc -O3 -arch=sm_90a -o sm_path sm_path.cu     Run: ./sm_path
+#include <cstdio>
+#include <vector>
+
+#include "cuda_check.cuh"
+
+constexpr int kThreads = 256;
+constexpr int kVecsPerThread = 4;                                   // 4 x 16 B a thread
+constexpr int kStageBytes = kThreads * kVecsPerThread * 16;         // 16 KiB a stage
+constexpr size_t kBufferBytes = 8u << 20;
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+}
+
+template <int S>
+__global__ void pull(const int4* __restrict__ buf, size_t buffer_vecs, int iters, int* out) {
+  extern __shared__ int4 ring[];  // S stages of kStageBytes
+  const size_t stage_vecs = kStageBytes / 16;
+  // Each block starts at its own offset so that the SMs read different lines.
+  size_t off = (static_cast<size_t>(blockIdx.x) * 7919 * stage_vecs) & (buffer_vecs - 1);  // power of two
+  for (int it = 0; it < iters; ++it) {
+    int4* stage = ring + static_cast<size_t>(it % S) * stage_vecs;
+#pragma unroll
+    for (int v = 0; v < kVecsPerThread; ++v) {
+      const size_t idx = v * kThreads + threadIdx.x;
+      cp_async16(stage + idx, buf + ((off + idx) & (buffer_vecs - 1)));
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1));
+    off = (off + stage_vecs) & (buffer_vecs - 1);
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+  __syncthreads();
+  if (ring[threadIdx.x].x == 0x12345678) out[0] = 1;  // keep the copies
+}
+
+template <int S>
+float run(const int4* buf, int blocks, int iters, int* out) {
+  const int smem = 200 * 1024;  // one block per SM
+  CK(cudaFuncSetAttribute(pull<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const size_t vecs = kBufferBytes / 16;
+  pull<S><<<blocks, kThreads, smem>>>(buf, vecs, iters / 4, out);  // warm-up, L2 fill
+  CK(cudaDeviceSynchronize());
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  float best = 1e30f;
+  for (int rep = 0; rep < 5; ++rep) {
+    CK(cudaEventRecord(a));
+    pull<S><<<blocks, kThreads, smem>>>(buf, vecs, iters, out);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    best = std::min(best, ms);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return best;
+}
+
+int main() {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  int4* buf;
+  int* out;
+  CK(cudaMalloc(&buf, kBufferBytes));
+  CK(cudaMemset(buf, 1, kBufferBytes));
+  CK(cudaMalloc(&out, sizeof(int)));
+  const int iters = 20000;  // 320 MB per SM
+  printf("active_sms,stages,stage_bytes,bytes_per_sm,us,gbps_per_sm,tbps_total\n");
+  const std::vector<int> active = {1, 2, 4, 8, 16, 32, 48, 64, 96, 132};
+  for (int n : active) {
+    if (n > sms) continue;
+    for (int s : {2, 3, 5, 9}) {
+      float ms = s == 2 ? run<2>(buf, n, iters, out) : s == 3 ? run<3>(buf, n, iters, out)
+                 : s == 5 ? run<5>(buf, n, iters, out) : run<9>(buf, n, iters, out);
+      const double bytes = static_cast<double>(iters) * kStageBytes;
+      const double gbps = bytes / (ms * 1e-3) / 1e9;
+      printf("%d,%d,%d,%.0f,%.1f,%.1f,%.3f\n", n, s, kStageBytes, bytes, ms * 1e3, gbps, gbps * n / 1e3);
+      fflush(stdout);
+    }
+  }
+  CK(cudaFree(buf));
+  CK(cudaFree(out));
+  return 0;
+}
