@@ -1,5 +1,6 @@
 // `tilesight-cli validate CORPUS.csv`: predicts every measured row of a corpus and reports
-// MAPE, wMAPE, per-problem Spearman and top-5% retention (VALIDATION.md). With thresholds it
+// MAPE, wMAPE, the share within 10% and 20%, per-problem Spearman and top-5% retention, a
+// per-problem table and the worst rows (VALIDATION.md). With thresholds it
 // exits 3 when accuracy is worse than them, which is how the accuracy tests guard regressions.
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "tilesight/kernels/plan_input.h"
 #include "tilesight/model/evaluate.h"
 #include "tilesight/validate/corpus.h"
+#include "tilesight/validate/corpus_report.h"
 #include "tilesight/validate/metrics.h"
 #include "tilesight/validate/network_corpus.h"
 
@@ -19,53 +21,36 @@ namespace tilesight::cli {
 
 namespace {
 
-struct Scored {
-  const validate::CorpusRow* row;
-  double predicted_us;
-};
-
-struct Summary {
-  std::size_t rows = 0, rejected = 0, skipped = 0, groups = 0;
-  double mape = 0, wmape = 0, median_ape = 0, spearman = 0, top5 = 0;
-};
-
-Summary summarize(const std::vector<Scored>& scored, std::size_t rejected, std::size_t skipped) {
-  Summary s{.rows = scored.size(), .rejected = rejected, .skipped = skipped};
-  std::vector<double> p, m, ape;
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
-  for (const auto& x : scored) {
-    p.push_back(x.predicted_us);
-    m.push_back(x.row->measured_us);
-    ape.push_back(std::fabs(x.predicted_us - x.row->measured_us) / x.row->measured_us);
-    auto& g = groups[x.row->group];
-    g.first.push_back(x.predicted_us);
-    g.second.push_back(x.row->measured_us);
-  }
-  s.mape = validate::mape(p, m);
-  s.wmape = validate::wmape(p, m);
-  if (!ape.empty()) {
-    std::nth_element(ape.begin(), ape.begin() + static_cast<long>(ape.size() / 2), ape.end());
-    s.median_ape = ape[ape.size() / 2];
-  }
-  for (const auto& [key, g] : groups) {
-    if (g.first.size() < 5) continue;  // too few configs to rank
-    s.spearman += validate::spearman(g.first, g.second);
-    s.top5 += validate::top_retention(g.first, g.second, 0.05);
-    ++s.groups;
-  }
-  if (s.groups) {
-    s.spearman /= static_cast<double>(s.groups);
-    s.top5 /= static_cast<double>(s.groups);
-  }
-  return s;
-}
-
-void write_predictions(const std::string& path, const std::vector<Scored>& scored) {
+void write_predictions(const std::string& path, const validate::CorpusReport& r) {
   std::ofstream out(path);
   out << "line,group,measured_us,predicted_us,ape\n";
-  for (const auto& x : scored)
+  for (const auto& x : r.scored)
     out << x.row->line << ",\"" << x.row->group << "\"," << x.row->measured_us << "," << x.predicted_us << ","
-        << std::fabs(x.predicted_us - x.row->measured_us) / x.row->measured_us << "\n";
+        << x.ape() << "\n";
+}
+
+// The per-problem table and the worst rows (VALIDATION.md), after the summary lines.
+void print_tables(const validate::CorpusReport& r) {
+  if (r.problems.size() > 1) {
+    int width = 7;
+    for (const auto& p : r.problems) width = std::max(width, static_cast<int>(p.group.size()));
+    std::printf("\n%-*s %5s %7s %9s %7s\n", width, "problem", "rows", "MAPE", "Spearman", "top-5%");
+    for (const auto& p : r.problems) {
+      if (p.ranked)
+        std::printf("%-*s %5zu %6.1f%% %9.3f %7.3f\n", width, p.group.c_str(), p.rows, 100 * p.mape, p.spearman, p.top5);
+      else
+        std::printf("%-*s %5zu %6.1f%% %9s %7s\n", width, p.group.c_str(), p.rows, 100 * p.mape, "-", "-");
+    }
+  }
+  const auto worst = r.worst(10);
+  if (worst.empty()) return;
+  std::printf("\nworst rows (line: problem, config: measured -> predicted us)\n");
+  for (const auto* w : worst) {
+    const std::string config = validate::row_config(*w->row);
+    std::printf("  %5zu: %s%s%s: %.4g -> %.4g (%+.0f%%)\n", w->row->line, w->row->group.c_str(),
+                config.empty() ? "" : ", ", config.c_str(), w->row->measured_us, w->predicted_us,
+                100 * (w->predicted_us / w->row->measured_us - 1));
+  }
 }
 
 }  // namespace
@@ -101,33 +86,27 @@ int run_validate(const ValidateOptions& o) {
     std::cerr << corpus.error_text() << "\n";
     return 2;
   }
-  std::vector<Scored> scored;
-  std::size_t rejected = 0;
-  for (const auto& row : corpus->rows) {
-    auto plan = kernels::read_plan(row.plan);
-    auto pred = plan ? model::evaluate(plan->program, *hw, {.timeline = false})
-                     : Result<report::Prediction>(plan.errors());
-    if (!pred) {
-      if (rejected++ < 5) std::cerr << o.corpus << ":" << row.line << ": " << pred.error_text("; ") << "\n";
-      continue;
-    }
-    scored.push_back({&row, pred->latency_us});
-  }
-  const Summary s = summarize(scored, rejected, corpus->skipped.size());
-  if (!o.out.empty()) write_predictions(o.out, scored);
+  const validate::CorpusReport s = validate::predict_corpus(*corpus, *hw);
+  for (const auto& msg : s.rejections) std::cerr << msg << "\n";
+  if (!o.out.empty()) write_predictions(o.out, s);
   std::printf("corpus %s on %s (%s profile): %zu rows predicted, %zu rejected by the model, %zu unreadable\n",
-              o.corpus.c_str(), o.hw.c_str(), hw::profile_source_name(hw->profile_source), s.rows, s.rejected,
-              s.skipped);
-  std::printf("MAPE %.2f%%  wMAPE %.2f%%  median APE %.2f%%\n", 100 * s.mape, 100 * s.wmape, 100 * s.median_ape);
-  std::printf("per-problem ranking over %zu problems: mean Spearman %.3f, mean top-5%% retention %.3f\n", s.groups,
-              s.spearman, s.top5);
+              o.corpus.c_str(), o.hw.c_str(), hw::profile_source_name(hw->profile_source), s.scored.size(),
+              s.rejected, corpus->skipped.size());
+  std::printf("MAPE %.2f%%  wMAPE %.2f%%  median APE %.2f%%  within 10%% %.1f%%  within 20%% %.1f%%\n", 100 * s.mape,
+              100 * s.wmape, 100 * s.median_ape, 100 * s.within10, 100 * s.within20);
+  if (s.ranked_problems)
+    std::printf("per-problem ranking over %zu problems: mean Spearman %.3f, mean top-5%% retention %.3f\n",
+                s.ranked_problems, s.spearman, s.top5);
+  else
+    std::printf("per-problem ranking: no problem has 5 configs or more\n");
+  print_tables(s);
   bool fail = false;
   if (o.max_mape > 0 && s.mape > o.max_mape) fail = true, std::printf("FAIL: MAPE above %.2f%%\n", 100 * o.max_mape);
   if (o.max_wmape > 0 && s.wmape > o.max_wmape) fail = true, std::printf("FAIL: wMAPE above %.2f%%\n", 100 * o.max_wmape);
   if (o.min_spearman > -1 && s.spearman < o.min_spearman)
     fail = true, std::printf("FAIL: Spearman below %.3f\n", o.min_spearman);
   if (o.max_top5 > 0 && s.top5 > o.max_top5) fail = true, std::printf("FAIL: top-5%% retention above %.3f\n", o.max_top5);
-  if (s.rows == 0) fail = true, std::printf("FAIL: no row could be predicted\n");
+  if (s.scored.empty()) fail = true, std::printf("FAIL: no row could be predicted\n");
   return fail ? 3 : 0;
 }
 
