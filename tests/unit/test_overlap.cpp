@@ -32,6 +32,25 @@ TEST_CASE("reduce-scatter after: step k waits for piece k", "[net][overlap]") {
   CHECK(s.comm[2].end == Approx(11));
 }
 
+TEST_CASE("tail admission: a step gets SMs only in the last round of the piece running", "[net][overlap]") {
+  // Reduce-scatter after, pieces of 4, steps of 2, last rounds of 1, compute 2x slower beside a step:
+  //   SM  | 0-4 | 4-8 | 8-12.5 (0.5 of work in 8-9) |
+  //   Net |         7-9 (piece 1's last round) | 11.5-13.5 | 13.5-15.5 |
+  auto s = schedule_overlap(
+      {.comm = {2, 2, 2}, .compute = {4, 4, 4}, .comm_first = false, .compute_slowdown = 2, .tail = {1, 1, 1}});
+  REQUIRE(s.comm.size() == 3);
+  CHECK(s.comm[0].start == Approx(7));
+  CHECK(s.compute[2].end == Approx(12.5));
+  CHECK(s.comm[1].start == Approx(11.5));
+  CHECK(s.comm[2].start == Approx(13.5));
+  CHECK(s.total == Approx(15.5));
+  // All-gather first: piece 0 takes the SMs, the step starts in its last round, piece 1 waits.
+  auto g = schedule_overlap({.comm = {3}, .compute = {4, 4}, .comm_first = true, .tail = {1, 1}});
+  CHECK(g.comm[0].start == Approx(3));
+  CHECK(g.compute[1].start == Approx(6));
+  CHECK(g.total == Approx(10));
+}
+
 TEST_CASE("a slowed piece stretches only inside the busy spans", "[net][overlap]") {
   // 4 s of work from t=0, busy 1-3 at half speed: 1 s done by t=1, 1 s more by t=3, 2 s more -> 5.
   CHECK(finish_time(0, 4, {{1, 3}}, 2.0) == Approx(5));

@@ -4,9 +4,11 @@
 //   none    the collective, then the GEMM (two launches, nothing hidden);
 //   stream  NCCL steps on one stream, cuBLAS pieces of M/devices rows on another: each
 //           piece is its own launch; whether they run at once is occupancy's question
-//           (model/stream_share.h): a persistent GEMM that holds every SM leaves NCCL's
-//           CTAs no room and the two run in series; otherwise the GEMM loses the SMs NCCL
-//           takes and the HBM bandwidth its shards move;
+//           (model/stream_share.h): a persistent GEMM that holds every SM lets a step in
+//           only in its last round of tiles, and a piece launched while the step still runs
+//           gets the SMs NCCL leaves; a GEMM of many waves shares SMs as its blocks retire.
+//           Either way the GEMM loses the SMs NCCL takes and the HBM bandwidth its shards
+//           move while a step runs;
 //   fused   one kernel interleaving tiles of both: one launch, the GEMM's tiles cut into
 //           `devices` equal pieces, no SMs lost to a second kernel.
 #include <algorithm>
@@ -29,13 +31,12 @@ namespace {
 
 constexpr double kUs = 1e6;
 
-// How much slower the GEMM runs while a collective step runs beside it (stream mode): not at
-// all while the step waits for SMs (serial: no progress, ∞); else the larger of the SM share
-// NCCL takes (shared) and its HBM share: the shards cross HBM twice (read to send, write on
-// receipt), taken from a GEMM that needs DRAM in proportion to its DRAM utilisation.
+// How much slower the GEMM runs while a collective step runs beside it (stream mode): the
+// larger of the SM share NCCL takes and its HBM share: the shards cross HBM twice (read to
+// send, write on receipt), taken from a GEMM that needs DRAM in proportion to its DRAM
+// utilisation.
 double stream_slowdown(const StreamShare& share, const hw::HardwareSpec& gpu, double hbm_rate,
                        double gemm_dram_utilization) {
-  if (share.sharing == SmSharing::kSerial) return share.sm_slowdown;
   const double left = std::max(gpu.dram_bandwidth - hbm_rate, 0.05 * gpu.dram_bandwidth);
   const double mem_factor = 1.0 + gemm_dram_utilization * (gpu.dram_bandwidth / left - 1.0);
   return std::max(share.sm_slowdown, mem_factor);
@@ -114,6 +115,9 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
     const double hbm_rate = 2.0 * step_bytes / std::max(step, 1e-12);
     in.compute_slowdown =
         stream ? stream_slowdown(share, system.device, hbm_rate, pred.utilization[index(Resource::kDram)]) : 1.0;
+    // A persistent GEMM lets each step in only in its last round of tiles (model/stream_share.h).
+    if (stream && share.sharing == SmSharing::kTail)
+      in.tail.assign(in.compute.size(), piece_s * share.tail_fraction * share.tail_share);
     const OverlapSchedule schedule = schedule_overlap(in);
     total = launch + schedule.total;
     spans = report_spans(schedule, launch);
@@ -153,7 +157,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
           kernels::overlap_name(p.overlap) + ": " + fmt("%.0f", 100 * pred.network.overlap_rate) +
           "% of the communication hidden" +
           (p.overlap == kernels::Overlap::kStream ? "; on two streams " + share.why : "") +
-          (p.overlap == kernels::Overlap::kStream && share.sharing != SmSharing::kSerial && in.compute_slowdown > 1
+          (p.overlap == kernels::Overlap::kStream && in.compute_slowdown > 1
                ? " (the GEMM runs " + fmt("%.2f", in.compute_slowdown) + "x slower beside NCCL)"
                : "") +
           ".");

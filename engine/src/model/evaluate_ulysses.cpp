@@ -5,6 +5,7 @@
 // fused is one kernel.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 #include <optional>
 
@@ -102,7 +103,10 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
       around.comm_out.front() += out_piece->base_s;
     }
     // Occupancy decides (model/stream_share.h): beside, shared (SMs taken) or serial.
-    around.compute_slowdown = stream ? share.sm_slowdown : 1.0;
+    // A one-wave attention grid (tail) is taken as serial: schedule_around admits no step
+    // in a kernel's last round.
+    around.compute_slowdown =
+        !stream ? 1.0 : share.sharing == SmSharing::kTail ? std::numeric_limits<double>::infinity() : share.sm_slowdown;
     total = launch + schedule_around(around).total;
   }
   const OverlapSchedule s = schedule_around(around);

@@ -29,35 +29,54 @@ double finish_time(double start, double work, const std::vector<Span>& busy, dou
   return t + left;
 }
 
+namespace {
+
+// Tail admission (OverlapInput::tail): step k's start once the pieces it waits behind are placed.
+double admitted(const OverlapInput& in, const std::vector<Span>& pieces, std::size_t piece, double ready) {
+  if (piece >= pieces.size()) return ready;
+  return std::max(ready, pieces[piece].end - in.tail[piece]);
+}
+
+}  // namespace
+
 OverlapSchedule schedule_overlap(const OverlapInput& in) {
   OverlapSchedule out;
   out.comm_alone = std::accumulate(in.comm.begin(), in.comm.end(), 0.0);
   out.compute_alone = std::accumulate(in.compute.begin(), in.compute.end(), 0.0);
+  const bool tail = !in.tail.empty();
   double net_free = 0, sm_free = 0;
+  auto post = [&](double start, double c) {
+    out.comm.push_back({start, start + c});
+    net_free = start + c;
+  };
   if (in.comm_first) {
     // The steps depend on nothing but each other; piece 0 is the local shard.
-    for (double c : in.comm) {
-      out.comm.push_back({net_free, net_free + c});
-      net_free += c;
-    }
+    if (!tail)
+      for (double c : in.comm) post(net_free, c);
     for (std::size_t k = 0; k < in.compute.size(); ++k) {
       const double ready = k == 0 ? 0.0 : (k - 1 < out.comm.size() ? out.comm[k - 1].end : net_free);
       const double start = std::max(sm_free, ready);
       sm_free = finish_time(start, in.compute[k], out.comm, in.compute_slowdown);
       out.compute.push_back({start, sm_free});
+      // Tail: step k, ready when piece k starts, gets SMs in piece k's last round.
+      if (tail && k < in.comm.size()) post(admitted(in, out.compute, k, net_free), in.comm[k]);
     }
   } else {
-    // Piece k runs beside the steps already posted; step k waits for piece k.
+    // Piece k runs beside the steps already posted; step k waits for piece k (tail: and for
+    // piece k + 1, launched behind piece k on its stream, to start retiring its CTAs).
     for (std::size_t k = 0; k < in.compute.size(); ++k) {
       const double start = sm_free;
       sm_free = finish_time(start, in.compute[k], out.comm, in.compute_slowdown);
       out.compute.push_back({start, sm_free});
-      if (k < in.comm.size()) {
-        const double s = std::max(net_free, sm_free);
-        out.comm.push_back({s, s + in.comm[k]});
-        net_free = s + in.comm[k];
+      if (tail) {
+        if (k >= 1 && k - 1 < in.comm.size())
+          post(admitted(in, out.compute, k, std::max(net_free, out.compute[k - 1].end)), in.comm[k - 1]);
+      } else if (k < in.comm.size()) {
+        post(std::max(net_free, sm_free), in.comm[k]);
       }
     }
+    const std::size_t last = in.compute.size() - 1;
+    if (tail && !in.compute.empty() && last < in.comm.size()) post(std::max(net_free, sm_free), in.comm[last]);
   }
   out.total = std::max(net_free, sm_free);
   return out;

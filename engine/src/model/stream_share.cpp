@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "tilesight/util/format.h"
 
@@ -29,7 +28,7 @@ double block_smem(const plan::BlockResources& b, const hw::SmLimits& lim) {
 const char* sm_sharing_name(SmSharing s) {
   switch (s) {
     case SmSharing::kBeside: return "beside";
-    case SmSharing::kSerial: return "serial";
+    case SmSharing::kTail: return "tail";
     case SmSharing::kShared: return "shared";
   }
   return "beside";
@@ -50,8 +49,8 @@ StreamShare share_sms(const ComputeGrid& grid, std::int64_t channels, const hw::
   const double wave = sms * resident, blocks = static_cast<double>(grid.blocks);
   const bool one_wave = grid.persistent || blocks <= wave;
   s.held_sms = std::min(sms, std::ceil(std::min(blocks, wave) / resident));
-  // Free SMs take as many NCCL CTAs as fit (one on an H200: 512 threads x 96 registers take
-  // 49152 of 65536); held SMs one each where one fits beside the compute's CTAs.
+  // Free SMs take as many NCCL CTAs as fit (one on an H200: 544 threads x 96 registers take
+  // 52224 of 65536); held SMs one each where one fits beside the compute's CTAs.
   std::int64_t per_free = 1;
   while (per_free < 64 && fits_beside(kNcclCta, per_free, kNcclCta, hw.limits)) ++per_free;
   const auto per_free_sm = static_cast<double>(per_free);
@@ -63,12 +62,23 @@ StreamShare share_sms(const ComputeGrid& grid, std::int64_t channels, const hw::
     s.why = "NCCL's " + fmt("%.0f", ch) + " CTAs fit beside the compute (room for " + fmt("%.0f", s.nccl_room) +
             "): it loses no SM, only HBM bandwidth";
   } else if (one_wave) {
-    s.sharing = SmSharing::kSerial;
-    s.sm_slowdown = std::numeric_limits<double>::infinity();
+    // Each of the grid's CTAs runs ceil(blocks / CTAs) rounds of tiles; those of the last,
+    // partial round's idle CTAs retire one round early and leave their SMs to NCCL.
+    s.sharing = SmSharing::kTail;
+    const double ctas = std::max(1.0, std::min(blocks, wave));
+    const double rounds = std::ceil(blocks / ctas);
+    const double idle_sms = std::floor((ctas * rounds - blocks) / resident);
+    s.tail_fraction = idle_sms > 0 ? 1.0 / rounds : 0.0;
+    s.tail_share = std::min(1.0, (s.nccl_room + idle_sms * per_free_sm) / ch);
+    const double taken = std::min(ch - s.nccl_room, sms - 1);
+    s.sm_slowdown = sms / (sms - taken);
     s.why = std::string(grid.persistent ? "the persistent" : "the one-wave") + " compute grid holds " +
-            fmt("%.0f", s.held_sms) + " of " + fmt("%.0f", sms) + " SMs until it ends, with room for " +
-            fmt("%.0f", s.nccl_room) + " of NCCL's " + fmt("%.0f", ch) +
-            " CTAs: the collective and the compute run one after the other";
+            fmt("%.0f", s.held_sms) + " of " + fmt("%.0f", sms) + " SMs until its CTAs retire, with room for " +
+            fmt("%.0f", s.nccl_room) + " of NCCL's " + fmt("%.0f", ch) + " CTAs: " +
+            (s.tail_fraction > 0 ? "a step starts in its last round of tiles (" + fmt("%.0f", 100 * s.tail_fraction) +
+                                       "% of its time, SMs for " + fmt("%.0f", 100 * s.tail_share) + "% of the CTAs)"
+                                 : "a step starts when it ends (no partial round)") +
+            ", and compute launched beside a step runs " + fmt("%.2f", s.sm_slowdown) + "x slower";
   } else {
     s.sharing = SmSharing::kShared;
     const double taken = std::min(ch - s.nccl_room, sms - 1);

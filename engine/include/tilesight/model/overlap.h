@@ -27,6 +27,11 @@ struct OverlapInput {
   std::vector<double> compute;  // piece times alone, seconds (n of them)
   bool comm_first = true;       // all-gather: piece k needs step k-1; else step k needs piece k
   double compute_slowdown = 1;  // >= 1, while a step runs
+  // Stream beside a grid that holds every SM (model/stream_share.h, tail): a step gets SMs
+  // only as the piece running when it is ready retires its CTAs, tail[k] seconds before piece
+  // k ends (a piece and a step ready together: the piece's CTAs take the SMs first), or when
+  // no piece runs. Empty: a step runs as soon as it is ready.
+  std::vector<double> tail;
 };
 
 struct OverlapSchedule {
