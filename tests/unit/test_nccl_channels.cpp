@@ -179,6 +179,19 @@ TEST_CASE("sized channel rates: each size's curve, log-size interpolation betwee
   CHECK(c->send_rate == Approx(rate(24, 2 << 20)));
 }
 
+TEST_CASE("h200x2 send/recv sends at its measured rate by size, above the link's 16-64 MiB", "[net]") {
+  auto h = load_system("h200x2");
+  REQUIRE(h.ok());
+  const NcclChannels& ch = h->network.channels();
+  // calibrate_channels.py from p2p_sizes.csv: 64 MiB in a median 210.97 us, less p2p_launch_us
+  // Simple 11.08 and one step's 2 x 4.18 -> 350.39 GB/s on NCCL's 32 p2p channels.
+  CHECK(*ch.send_rate(Collective::kSendRecv, Protocol::kSimple, 32, 64.0 * (1 << 20)) == Approx(350.39e9));
+  auto c = tune_collective(h->network, pair(Collective::kSendRecv, 64.0 * (1 << 20)), {});
+  REQUIRE(c.ok());
+  CHECK(c->protocol == Protocol::kSimple);
+  CHECK(c->total_s * 1e6 == Approx(11.08 + 2 * 4.18 + 64.0 * (1 << 20) / 350.39e3).epsilon(1e-4));
+}
+
 TEST_CASE("bad sized channel rates name their JSON path", "[net]") {
   json t = table();
   t["send_gbps_by_bytes"] = json::parse(R"({"all_gather": {"Simple": [

@@ -74,13 +74,18 @@ TEST_CASE("point-to-point on two H200s: the calibration source, reproduced", "[n
   // 7.8% (6.9% before launch_us/alpha_us were re-derived with the channel term); 8.3% with
   // NCCL's p2p protocol (Simple past 16 KiB): the 1-16 MiB rows of this run are 8-43% slower
   // than the same sizes in p2p_sizes.csv (2026-11-30), which the model meets within 6%.
-  CHECK(s.all.mape < 0.089);
   // 0.35% when a p2p op paid the ring kernel's Simple start (28.5 us), which matched the
   // 26.5 us intercept of the 64 MiB - 4 GiB fit the bandwidth came from; 1.4% with NCCL's p2p
   // start (19.4 us, the 32-256 KiB Simple rows): 64 MiB now 5.6% fast. The intercept is no
   // start-up: a peer's bytes take 16 of NCCL's p2p channels up to 256 MiB and 32 above
-  // (nccl_tuner.h), so the rate still rises across the fit's sizes (not modelled for send/recv).
-  CHECK(s.bands.at(">= 64 MiB").mape < 0.025);
+  // (nccl_tuner.h), so the rate still rises across the fit's sizes. 2026-11-30: send/recv at
+  // its rate by size (calibrate_channels.py: 4-64 MiB from p2p_sizes.csv's medians, 128 MiB -
+  // 4 GiB from these rows, so that band reproduces its source): all 8.3 -> 7.35%, 1-64 MiB
+  // 18.3 -> 15.0% (16 / 32 / 64 MiB -15.8 / -3.2 / -5.6% -> -11.2 / +1.9 / -0.4%; the 16 MiB
+  // row is 13% slower than p2p_sizes.csv's median), >= 64 MiB 1.4 -> 0.08%.
+  CHECK(s.all.mape < 0.084);
+  CHECK(s.bands.at("1-64 MiB").mape < 0.160);
+  CHECK(s.bands.at(">= 64 MiB").mape < 0.011);
 }
 
 TEST_CASE("h200x2's launch latencies are read from the profile with their source", "[net]") {
@@ -142,13 +147,19 @@ TEST_CASE("fused compute-communication on two H200s stays within the recorded er
   // (ag_gemm M=2048: compute 156 us measured, ~186 predicted): ag_gemm none 5.3 -> 6.2%,
   // stream 4.1 -> 5.0%, gemm_rs none 2.8 -> 3.4%, stream 4.7 -> 9.0% (the stream rule's
   // slowdown, stream predicted 8% over none where measured equal), Ulysses 10.8 -> 10.0% (its
-  // all-to-alls on NCCL's p2p path); all 5.4 -> 6.6%.
+  // all-to-alls on NCCL's p2p path); all 5.4 -> 6.6%. (The 156 us was on zeros: torch.empty
+  // memory; on random data 172 us, stream_pieces.csv.) 2026-11-30: NCCL's kernel enters in
+  // the last round of tiles of cuBLAS's persistent GEMM (model/stream_share.h, measured in
+  // stream_timeline.csv; was serial): ag_gemm stream 5.0 -> 2.4%, gemm_rs stream 9.0 -> 9.4%
+  // (wMAPE 9.2 -> 6.7%: the 2048- and 4096-row rows, 365 and 599 us here, are now predicted
+  // 305 and 516 us as their profiled iterations run, 306 and 531), all 6.6 -> 6.2%.
   const Scored s = score("fused.csv");
   REQUIRE(s.all.rows == 29);
   CHECK(s.bands.at("ag_gemm none").mape < 0.073);    // 6.2%
-  CHECK(s.bands.at("ag_gemm stream").mape < 0.060);  // 5.0%
+  CHECK(s.bands.at("ag_gemm stream").mape < 0.035);  // 2.4%
   CHECK(s.bands.at("gemm_rs none").mape < 0.045);    // 3.4%
-  CHECK(s.bands.at("gemm_rs stream").mape < 0.101);  // 9.0%
-  CHECK(s.bands.at("ulysses_attention none").mape < 0.110);  // 10.0%
-  CHECK(s.all.mape < 0.076);  // 6.6%
+  CHECK(s.bands.at("gemm_rs stream").mape < 0.105);  // 9.4%
+  CHECK(s.bands.at("ulysses_attention none").mape < 0.113);  // 10.2%
+  CHECK(s.all.mape < 0.073);  // 6.2%
+  CHECK(s.all.wmape < 0.068);  // 5.7%
 }

@@ -21,6 +21,11 @@ collectives corpus, which stays the check (tilesight-cli validate collectives.cs
                      and its one step's 2 x alpha_us); the lone channel (k = 1, size-independent:
                      15.07 vs 15.19 GB/s at 64 and 512 MiB for all_gather) from send_gbps. A size
                      is kept only where every k's time is at least 30% bytes (4 MiB is not).
+                     send_recv: NCCL's p2p kernel on its own 32 p2p channels, one [32, GB/s]
+                     point per size: the bytes over the time less p2p_launch_us and one step's
+                     2 x alpha_us; 4 - 64 MiB from the medians of p2p_sizes.csv's `default`
+                     send_recv passes (8 MiB - 64 MiB sessions of 2026-11-30), 128 MiB - 4 GiB
+                     from p2p.csv's one-way rows (the link calibration's own rows), same 30% rule.
 Usage: python3 tests/validation/h200x2/calibrate_channels.py   (stdlib only; prints JSON)
 """
 import collections
@@ -81,7 +86,23 @@ def by_bytes(launch, p2p_launch, alpha, send):
             if keep:
                 sizes.append({"bytes": size, "gbps": pts})
         out[coll]["Simple"] = sizes
+    out["send_recv"]["Simple"] = send_recv_by_bytes(p2p_launch, alpha)
     return out
+
+
+def send_recv_by_bytes(p2p_launch, alpha):
+    fixed = p2p_launch["Simple"] + 2 * alpha["Simple"]
+    passes = collections.defaultdict(list)
+    for r in csv.DictReader(open(os.path.join(HERE, "p2p_sizes.csv"))):
+        if r["variant"] == "default" and r["op"] == "send_recv":
+            passes[int(r["bytes"])].append(float(r["time_us"]))
+    times = {s: sorted(t)[len(t) // 2] for s, t in passes.items()}
+    top = max(times)
+    for r in csv.DictReader(open(os.path.join(HERE, "p2p.csv"))):
+        if r["direction"] == "uni" and int(r["bytes"]) > top:
+            times[int(r["bytes"])] = float(r["time_us"])
+    return [{"bytes": s, "gbps": [[32, round(s / (t - fixed) / 1e3, 2)]]}
+            for s, t in sorted(times.items()) if t - fixed >= 0.3 * t]
 
 
 def main():
