@@ -133,7 +133,7 @@ nlohmann::json cudnn_attention_params() {
 
 nlohmann::json cublas_tile_params() {
   return {{"block_m", 128}, {"block_n", 256}, {"block_k", 64},    {"stages", 4},     {"warps", 12},
-          {"group_m", 1},   {"persistent", true}, {"cluster_m", 1}, {"cluster_n", 2}, {"raster", "m"},
+          {"group_m", 1},   {"persistent", true}, {"cluster_m", 2}, {"cluster_n", 1}, {"raster", "m"},
           {"schedule", "cooperative"}};
 }
 

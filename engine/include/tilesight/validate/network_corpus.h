@@ -37,7 +37,11 @@ std::string size_band(double bytes);
 
 // GEMM tile config of the fused rows' local GEMMs: cuBLAS's nvjet persistent cooperative
 // kernel that tests/validation/h200/cublas_gemm_params.csv names for large bf16 GEMMs on the
-// H200 (128 x 256 x 64 tiles, 4 stages, 12 warps, cluster 1 x 2).
+// H200 (128 x 256 x 64 tiles, 4 stages, 12 warps, cluster 2 x 1 along M x N: the name's
+// "1x2" as cublas_params.py reads it). The kernels the fused corpus ran
+// (tests/validation/h200x2/stream_timeline.csv) are this one for most pieces; six of the
+// twelve whole GEMMs and 8192 x 28672's pieces ran 320x128 or 192x192 tiles, which the
+// model predicts slower still (the 24 GEMM rows 5.4 -> 5.7% MAPE with the tiles that ran).
 nlohmann::json cublas_tile_params();
 
 // Attention config of the Ulysses rows' local attention: what torch's default SDPA backend
