@@ -1,21 +1,22 @@
 // `tilesight --bench-edit [PLAN]`: the 100 ms budget from an edit to the views
-// updated, measured on the real main window (offscreen). Applies N edits to the plan (a
-// gemm template: a cycle of tile sizes, stages and group_m; any other plan: its "name", so
-// the engine and every view still run) one at a time, each through the session as the
-// config panel sends it, and times for each:
+// updated, measured on the real main window (offscreen). Edits the plan (a gemm template: a
+// cycle of tile sizes, stages and group_m; any other plan: its "name", so the engine and
+// every view still run) through the session as the config panel sends a typed value, and
+// times each edit to its frame drawn, two ways:
 //
-//   edit itself   the edit's own work on the UI thread (undo command, panel, plan editor)
-//   engine        the prediction in the worker thread
-//   setPrediction every view's setPrediction (the UI thread's share of "views set")
-//   views set     from the end of the debounce to every view's setPrediction returned
-//   painted       ... and the next frame drawn (pending layouts, every view the edit dirtied)
-//   edit->painted the edit itself + the above (no debounce), and the wall time from the edit
-//                 to the frame drawn (the 40 ms debounce in it)
-//   UI thread CPU the UI thread's CPU time for the whole edit: its work without the waits
-//                 for a core that stretch the wall times on a loaded machine
+//   lone edit      after a pause (100 ms): predicted at once (a click on an arrow, a value
+//                  typed after looking at the result)
+//   end of a burst the second of two edits back to back (keys typed fast, a key held down):
+//                  the first is predicted at once, the second waits for the 30 ms debounce
+//                  interval to pass while the first one's update runs (PlanSession)
 //
-// then each view on its own (setPrediction + repaint over the same predictions, CPU time),
-// to show where the time goes. Medians, 95th percentiles and maxima in ms.
+// For the lone edits also each stage: the edit's own work (undo command, panel, plan
+// editor), the engine in the worker thread, every view's setPrediction (and each view's
+// share, MainWindow::lastUpdateStages), the frame after (layouts, queued replots, paint;
+// wall and UI thread CPU), and the UI thread's CPU time for the whole edit (its work without
+// the waits for a core that stretch the wall times on a loaded machine). Then each view on
+// its own (setPrediction, layout and repaint over the same predictions, CPU time). Medians,
+// 95th percentiles and maxima in ms.
 #pragma once
 
 #include <QString>

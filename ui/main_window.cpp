@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QMimeData>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
@@ -224,14 +225,21 @@ void MainWindow::connectSession() {
   connect(editor_, &PlanEditor::editRefused, this,
           [this](const QString& why) { statusBar()->showMessage(why, 8000); });
   connect(&session_, &PlanSession::predictionReady, this, [this](const report::Prediction& p) {
-    report_->setPrediction(p);
-    timeline_->setPrediction(p);
-    envelope_->setPrediction(p);
-    heatmap_->setPrediction(p);
-    network_->setPrediction(p);
-    editor_->setPrediction(p);
-    what_if_->setPrediction(p, session_.predictedPlan());
-    config_->showEngineChoices(p, session_.predictedPlan());
+    update_stages_.clear();
+    QElapsedTimer clock;
+    const auto stage = [&](const char* view, auto&& set) {
+      clock.start();
+      set();
+      update_stages_.push_back({view, static_cast<double>(clock.nsecsElapsed()) / 1e6});
+    };
+    stage("report", [&] { report_->setPrediction(p); });
+    stage("timeline", [&] { timeline_->setPrediction(p); });
+    stage("envelope", [&] { envelope_->setPrediction(p); });
+    stage("heatmap", [&] { heatmap_->setPrediction(p); });
+    stage("network", [&] { network_->setPrediction(p); });
+    stage("plan editor", [&] { editor_->setPrediction(p); });
+    stage("what-if", [&] { what_if_->setPrediction(p, session_.predictedPlan()); });
+    stage("config panel", [&] { config_->showEngineChoices(p, session_.predictedPlan()); });
     statusBar()->clearMessage();
   });
   connect(&session_, &PlanSession::predictionFailed, report_, &ReportView::showErrors);

@@ -15,6 +15,7 @@
 #include <QMessageBox>
 #include <QTimer>
 #include <functional>
+#include <vector>
 
 #include "ui/plan_session.h"
 #include "ui/recovery_file.h"
@@ -62,6 +63,14 @@ class MainWindow : public QMainWindow {
   NetworkView* networkView() const { return network_; }
   PlanEditor* planEditor() const { return editor_; }
   WhatIfView* whatIfView() const { return what_if_; }
+
+  // What the last prediction's update cost on the UI thread, per view (wall ms, in the order
+  // the views were set): where the edit-to-views time goes (`tilesight --bench-edit`).
+  struct StageTime {
+    const char* view;
+    double ms;
+  };
+  const std::vector<StageTime>& lastUpdateStages() const { return update_stages_; }
 
   RecentFiles& recentFiles() { return *recent_; }
   RecoveryFile& recovery() { return recovery_; }
@@ -124,6 +133,7 @@ class MainWindow : public QMainWindow {
   QLabel* timing_ = nullptr;
   QByteArray default_layout_;
   UnsavedPrompt unsaved_prompt_;
+  std::vector<StageTime> update_stages_;
 };
 
 }  // namespace tilesight::ui

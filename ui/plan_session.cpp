@@ -5,10 +5,12 @@
 namespace tilesight::ui {
 
 namespace {
-// Long enough to coalesce a held spin-box arrow or fast typing, short enough that a typed edit
-// (debounce + engine ~1 ms + views and frame ~35 ms median) reaches the screen within 100 ms
-// (`tilesight --bench-edit`: median 77, p95 93, max 96 ms on a loaded 2-core machine).
-constexpr int kDebounceMs = 40;
+// Typed edits (keystrokes, a held arrow key) are predicted at most once per this interval: an
+// edit after a pause at once, the edits that follow within it together when it has passed.
+// Short enough that the end of a burst reaches the screen within 100 ms (the interval +
+// engine ~1 ms + views and frame ~20 ms; `tilesight --bench-edit`, README); long enough that
+// a held key leaves the UI thread time between updates.
+constexpr int kDebounceMs = 30;
 constexpr int kPlanEditId = 0x7153;  // QUndoCommand::id(): edits that may merge
 constexpr auto kMergeWindow = std::chrono::milliseconds(1500);
 }  // namespace
@@ -44,9 +46,9 @@ class PlanEditCommand : public QUndoCommand {
   std::chrono::steady_clock::time_point at_;
 };
 
-PlanSession::PlanSession(QObject* parent) : QObject(parent), worker_(this) {
+PlanSession::PlanSession(QObject* parent) : QObject(parent), worker_(this), debounce_ms_(kDebounceMs) {
   debounce_.setSingleShot(true);
-  debounce_.setInterval(kDebounceMs);
+  debounce_.setTimerType(Qt::PreciseTimer);
   connect(&debounce_, &QTimer::timeout, this, &PlanSession::submit);
   connect(&worker_, &PredictionWorker::predicted, this,
           [this](quint64, const PredictionOutcome& o) { onPredicted(o); });
@@ -81,6 +83,10 @@ void PlanSession::edit(nlohmann::json doc, const QString& label, bool merge) {
 }
 
 // The modified flag follows the stack's cleanChanged, which QUndoStack emits after this.
+// A committed edit is predicted at once, and so is a typed one when the last prediction was
+// started at least the debounce interval ago. A typed edit sooner than that waits for the
+// interval to pass and is predicted then, with the edits that came while it waited (a
+// throttle: a held key updates the views every interval, and its last value within one).
 void PlanSession::apply(const nlohmann::json& doc) {
   plan_ = doc;
   emit planChanged(plan_);
@@ -88,7 +94,10 @@ void PlanSession::apply(const nlohmann::json& doc) {
     debounce_.stop();
     return submit();
   }
-  debounce_.start();
+  if (debounce_.isActive()) return;  // the burst's run is due: it takes the plan as it is then
+  const qint64 since = since_submit_.isValid() ? since_submit_.elapsed() : debounce_ms_;
+  if (since >= debounce_ms_) return submit();
+  debounce_.start(static_cast<int>(debounce_ms_ - since));
   emit busyChanged(true);
 }
 
@@ -105,7 +114,11 @@ void PlanSession::submit() {
   emit busyChanged(true);
 }
 
+// A result that arrives while a newer edit waits for its run is stale: dropped, as the worker
+// drops one whose generation is not the latest, so the views update once, for the newer edit
+// (the end of a burst then costs the interval and one update, not two updates).
 void PlanSession::onPredicted(const PredictionOutcome& outcome) {
+  if (debounce_.isActive()) return;
   prediction_ = outcome.prediction;
   predicted_plan_ = submitted_plan_;
   errors_.clear();
@@ -118,6 +131,7 @@ void PlanSession::onPredicted(const PredictionOutcome& outcome) {
 }
 
 void PlanSession::onFailed(const PredictionOutcome& outcome) {
+  if (debounce_.isActive()) return;
   errors_ = outcome.errors;
   emit predictionFailed(errors_);
 }

@@ -1,12 +1,14 @@
 // The plan being edited and its latest prediction: the one place the views, the config
 // panel and the file commands meet. Every edit is a command on the undo stack (the whole
-// document before and after: plans are a few kB), debounced (40 ms) and handed to the
+// document before and after: plans are a few kB), debounced and handed to the
 // PredictionWorker; on an error the last good prediction stays and the errors are reported
 // beside it. The plan is modified while the stack is away from its clean (saved) state.
 //
-//   panel edit ─┐  40 ms ┌─> worker (thread) ─> predictionReady(prediction)  -> views
-//   panel edit ─┴────────┘                  └─> predictionFailed(errors)     -> report view
-//   slider release, undo, redo ──(at once)──┘
+//   typed edit 30 ms or more after the last run ─(at once)──────┐
+//   typed edits sooner (a burst) ─(together, 30 ms after it)────┼─> worker (thread) ─┐
+//   slider release, undo, redo ─(at once)────────────────────────┘                   │
+//     views <- predictionReady(prediction) <─┬───────────────────────────────────────┘
+//     report view <- predictionFailed(errors) ┘
 #pragma once
 
 #include <QElapsedTimer>
@@ -38,12 +40,14 @@ class PlanSession : public QObject {
   // An edit of the current plan, undoable: predicted after the debounce interval; marks it
   // modified. Consecutive edits with the same label (a spin box's arrow held down) merge
   // into one undo step unless `merge` is false (a committed slider drag: a step of its own).
-  // A mergeable edit waits out the debounce (more keystrokes may follow); a committed one,
-  // an undo and a redo are predicted at once.
+  // A mergeable edit within the debounce interval of the last run waits for the interval to
+  // pass (more keystrokes may follow); a mergeable one after it, a committed one, an undo and
+  // a redo are predicted at once.
   void edit(nlohmann::json doc, const QString& label = {}, bool merge = true);
   void markSaved(const QString& path);
   QUndoStack& undoStack() { return undo_; }
-  void setDebounceMs(int ms) { debounce_.setInterval(ms); }
+  void setDebounceMs(int ms) { debounce_ms_ = ms; }
+  int debounceMs() const { return debounce_ms_; }
 
   const nlohmann::json& plan() const { return plan_; }
   const QString& path() const { return path_; }
@@ -82,6 +86,7 @@ class PlanSession : public QObject {
   PredictionWorker worker_;
   QUndoStack undo_;
   QTimer debounce_;
+  int debounce_ms_;  // typed edits: at most one run per interval
   QElapsedTimer since_submit_;
   nlohmann::json plan_;
   nlohmann::json submitted_plan_;  // of the latest generation: the only one whose result shows

@@ -93,6 +93,10 @@ void apply_plot_style(QCustomPlot& plot) {
   plot.legend->setBrush(QBrush(QColor(255, 255, 255, 230)));
   plot.legend->setTextColor(text_color());
   plot.setMinimumSize(200, 140);
+  // replot() draws into the plot's buffer and asks for a repaint with the next frame, not a
+  // repaint() at once: QCustomPlot's default would paint (and flush) the whole window's dirty
+  // region inside each view's setPrediction, once per plot, before the report's new layout.
+  plot.setPlottingHint(QCP::phImmediateRefresh, false);
 }
 
 QCPItemText* add_plot_message(QCustomPlot& plot) {

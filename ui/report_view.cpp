@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "ui/format.h"
+#include "ui/rich_text_block.h"
 #include "ui/utilization_delegate.h"
 #include "ui/utilization_model.h"
 
@@ -115,10 +116,10 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new Utilizatio
       QStringLiteral("QLabel { color: #b00020; background: #fdecee; border: 1px solid "
                      "#f3b5bd; border-radius: 3px; padding: 6px; }"));
   error_->hide();
-  title_ = rich_label(content);
-  latency_ = rich_label(content);
-  summary_ = rich_label(content);
-  diagnosis_ = rich_label(content);
+  title_ = new RichTextBlock(content);
+  latency_ = new RichTextBlock(content);
+  summary_ = new RichTextBlock(content);
+  diagnosis_ = new RichTextBlock(content);
   table_ = new QTableView(content);
   table_->setModel(model_);
   table_->setItemDelegateForColumn(UtilizationModel::kUtilization, new UtilizationDelegate(table_));
@@ -141,7 +142,7 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new Utilizatio
                      static_cast<QWidget*>(table_), static_cast<QWidget*>(diagnosis_)})
     layout->addWidget(w);
   layout->addStretch(1);
-  title_->setText(tr("<i>no prediction yet</i>"));
+  title_->setHtml(tr("<i>no prediction yet</i>"));
 
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(content);
@@ -162,20 +163,20 @@ void ReportView::setPrediction(const report::Prediction& p) {
   has_prediction_ = true;
   latency_text_ = format_time_us(p.latency_us);
   clearErrors();
-  title_->setText(QStringLiteral("<b>%1</b><br><span style='color:#666'>on %2 (%3 profile)</span>")
+  title_->setHtml(QStringLiteral("<b>%1</b><br><span style='color:#666'>on %2 (%3 profile)</span>")
                       .arg(html(p.name), html(p.hardware),
                            QString::fromUtf8(hw::profile_source_name(p.profile_source))));
-  latency_->setText(tr("<span style='font-size:20pt; font-weight:600'>%1</span>"
+  latency_->setHtml(tr("<span style='font-size:20pt; font-weight:600'>%1</span>"
                        "<span style='color:#666'>&nbsp;&nbsp;predicted latency, launch overhead %2 "
                        "included</span>")
                         .arg(latency_text_, format_time_us(p.launch_overhead_us)));
-  summary_->setText(summary_html(p));
+  summary_->setHtml(summary_html(p));
   model_->setPrediction(p);
   fitTableHeight(model_->rowCount());
   QString diagnosis = tr("<b>Diagnosis</b>") + list_html(p.diagnosis);
   if (!p.warnings.empty())
     diagnosis += tr("<b>Warnings</b>") + list_html(p.warnings, QStringLiteral("#a05a00"));
-  diagnosis_->setText(diagnosis);
+  diagnosis_->setHtml(diagnosis);
 }
 
 void ReportView::showErrors(const Errors& errors) {
@@ -213,10 +214,10 @@ QString ReportView::latencyText() const {
   return latency_text_;
 }
 QString ReportView::diagnosisText() const {
-  return plain(diagnosis_);
+  return diagnosis_->plainText().trimmed();
 }
 QString ReportView::summaryText() const {
-  return plain(summary_);
+  return summary_->plainText().trimmed();
 }
 
 }  // namespace tilesight::ui

@@ -26,6 +26,7 @@ class QTableView;
 
 namespace tilesight::ui {
 
+class RichTextBlock;
 class UtilizationModel;
 
 class ReportView : public QWidget {
@@ -47,11 +48,11 @@ class ReportView : public QWidget {
  private:
   void fitTableHeight(int rows);
   QLabel* error_ = nullptr;
-  QLabel* title_ = nullptr;
-  QLabel* latency_ = nullptr;
-  QLabel* summary_ = nullptr;
+  RichTextBlock* title_ = nullptr;
+  RichTextBlock* latency_ = nullptr;
+  RichTextBlock* summary_ = nullptr;
   QTableView* table_ = nullptr;
-  QLabel* diagnosis_ = nullptr;
+  RichTextBlock* diagnosis_ = nullptr;
   UtilizationModel* model_ = nullptr;
   QString latency_text_;
   bool has_prediction_ = false;

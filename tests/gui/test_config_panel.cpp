@@ -60,13 +60,31 @@ class ConfigPanelTest : public QObject {
     QVERIFY(session().lastUpdateMs() < 1000);
   }
 
-  void aBurstOfEditsRunsOnce() {
+  // Typed edits run at most once per debounce interval: after a pause the first edit of a
+  // burst runs at once, the rest together when the interval has passed (a long interval
+  // here, so that the burst surely falls within it). The first one's result comes while the
+  // rest wait: stale, never shown.
+  void aBurstRunsItsFirstEditAtOnceAndTheRestTogether() {
+    session().setDebounceMs(400);
+    QTest::qWait(450);  // a pause since the last run
     test::ResultWaiter waiter(session());
-    for (int v : {64, 96, 160, 192}) panel().spinBox("block_n")->setValue(v);
+    QStringList shown;
+    QObject scope;  // the connection ends with this test
+    connect(&session(), &PlanSession::predictionReady, &scope,
+            [&](const tilesight::report::Prediction& p) { shown << QString::fromStdString(p.name); });
+    QSignalSpy runs(&session().worker(), &PredictionWorker::predicted);
+    panel().spinBox("block_n")->setValue(64);
+    QVERIFY(!session().debouncing());  // after a pause: predicted at once
+    for (int v : {96, 160, 192}) {
+      panel().spinBox("block_n")->setValue(v);
+      QVERIFY(session().debouncing());  // within the interval: waits
+    }
     QVERIFY(waiter.waitReady());
-    QTest::qWait(300);
-    QCOMPARE(waiter.ready.count(), 1);
-    QVERIFY(QString::fromStdString(session().prediction()->name).contains("128x192x64"));
+    QTest::qWait(450);
+    QCOMPARE(shown.size(), 1);  // 64 ran but was stale when it came; 96 and 160 never ran
+    QVERIFY2(shown[0].contains("128x192x64"), qPrintable(shown[0]));
+    QCOMPARE(runs.count(), 2);  // 64 at once, 192 when the interval had passed
+    QCOMPARE(session().plan()["params"]["block_n"].get<int>(), 192);
   }
 
   void aBadValueShowsAnErrorAndKeepsThePrediction() {

@@ -37,17 +37,27 @@ class EditBenchTest : public QObject {
     QString error;
     const auto rows = bench_edits(window, 3, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    QCOMPARE(rows.size(), std::size_t{14});  // 8 totals + 6 views
-    for (const auto& r : rows) {
-      QVERIFY2(r.stats.median > 0 && r.stats.median <= r.stats.p95 && r.stats.p95 <= r.stats.max,
+    const auto row = [&](const char* what) -> const EditBenchRow* {
+      for (const auto& r : rows)
+        if (r.what.trimmed() == QLatin1String(what)) return &r;
+      return nullptr;
+    };
+    // The stages, every view's share of the update, the two totals, each view alone.
+    for (const char* what : {"edit itself (undo, panel, DAG)", "engine (worker thread)", "views' setPrediction",
+                             "report", "timeline", "envelope", "heatmap", "network", "plan editor", "what-if",
+                             "config panel", "frame: layout + paint", "lone edit -> painted",
+                             "end of a burst -> painted (debounce)", "report alone (set, layout, paint; CPU)",
+                             "timeline alone (set, layout, paint; CPU)"})
+      QVERIFY2(row(what), what);
+    for (const auto& r : rows)
+      QVERIFY2(r.stats.median >= 0 && r.stats.median <= r.stats.p95 && r.stats.p95 <= r.stats.max,
                qPrintable(r.what));
-    }
-    // The with-debounce figure includes the 40 ms timer.
-    QCOMPARE(rows[6].what, QString("edit -> painted, with debounce"));
-    QVERIFY(rows[6].stats.median >= 40);
+    for (const char* what : {"views' setPrediction", "lone edit -> painted", "report", "timeline"})
+      QVERIFY2(row(what)->stats.median > 0, what);
+    // The end of a burst waits for the debounce interval after the burst's first run.
+    QVERIFY(row("end of a burst -> painted (debounce)")->stats.median >= 0.8 * window.session().debounceMs());
     QCOMPARE(window.session().undoStack().count(), 1);  // typed edits of one label: merged
-    QCOMPARE(window.session().plan()["params"]["stages"].get<int>(), 4);  // edit 3: stages 4
-    QVERIFY(format_edit_bench(rows).contains("edit -> painted, with debounce"));
+    QVERIFY(format_edit_bench(rows).contains("lone edit -> painted"));
   }
 };
 

@@ -239,7 +239,8 @@ class EditingTest : public QObject {
     }
     std::sort(ms.begin(), ms.end());
     qInfo("edit -> updated views, default GEMM, no debounce: median %.1f ms, max %.1f ms "
-          "(engine+views as the session measures: %.1f ms last); the 40 ms debounce adds to it",
+          "(engine+views as the session measures: %.1f ms last); tilesight --bench-edit measures it "
+          "on the whole window",
           ms[ms.size() / 2], ms.back(), session().lastUpdateMs());
   }
 };

@@ -10,6 +10,7 @@
 #include "ui/network_view.h"
 #include "ui/prediction_worker.h"
 #include "ui/report_view.h"
+#include "ui/rich_text_block.h"
 
 using namespace tilesight;
 using namespace tilesight::ui;
@@ -31,6 +32,29 @@ class ReportTest : public QObject {
     QCOMPARE(format_bytes(268435456), QString("256 MiB"));      // as the bytes field reads it
     QCOMPARE(format_bytes(1.5 * 1024 * 1024 * 1024), QString("1.5 GiB"));
     QCOMPARE(format_bytes(268435456), BytesSpinBox::format(268435456));
+  }
+
+  // The report's text blocks lay their document out once per text and width: a QLabel did it
+  // for every size query and paint (most of the edit-to-views time, tilesight --bench-edit).
+  void aRichTextBlockLaysOutOncePerTextAndWidth() {
+    RichTextBlock block;
+    block.setHtml("<b>Diagnosis</b><ul><li>L2 94% busy: the bottleneck; next is tensor core at 86%.</li></ul>");
+    QCOMPARE(block.plainText().trimmed(), QString("Diagnosis\nL2 94% busy: the bottleneck; next is tensor core at 86%."));
+    const int after_text = block.layoutCount();
+    const int wide = block.heightForWidth(2000);
+    QCOMPARE(block.layoutCount(), after_text + 1);
+    QCOMPARE(block.heightForWidth(2000), wide);  // asked again: no layout
+    QCOMPARE(block.layoutCount(), after_text + 1);
+    const int narrow = block.heightForWidth(120);  // the sentence wraps: taller
+    QVERIFY2(narrow > wide, qPrintable(QString("%1 vs %2").arg(narrow).arg(wide)));
+    QCOMPARE(block.layoutCount(), after_text + 2);
+    QCOMPARE(block.heightForWidth(2000), wide);  // both widths are kept
+    QCOMPARE(block.layoutCount(), after_text + 2);
+    block.setHtml(block.html());  // the same text: nothing to do
+    QCOMPARE(block.layoutCount(), after_text + 2);
+    QCOMPARE(block.heightForWidth(120), narrow);
+    block.clear();
+    QCOMPARE(block.heightForWidth(120), 0);
   }
 
   void gemmReportGivesThroughputAndCacheInMiB() {

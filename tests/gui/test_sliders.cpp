@@ -47,6 +47,7 @@ class SliderTest : public QObject {
 
   void theSpinBoxMovesTheSlider() {
     QCOMPARE(panel().slider("block_m")->legalValue(), 128);
+    session().setDebounceMs(60000);  // every typed edit now falls within the interval
     panel().spinBox("block_m")->setValue(64);
     QVERIFY(session().debouncing());  // typed: more keystrokes may follow
     QCOMPARE(panel().slider("block_m")->legalValue(), 64);
