@@ -20,7 +20,8 @@ struct Page {
 constexpr Page kPages[] = {{"plan-editor", "Plan editor"},   {"configuration", "Configuration"},
                            {"timeline", "Timeline"},         {"report", "Report"},
                            {"envelope", "Envelope"},         {"cache-heatmap", "Cache heatmap"},
-                           {"network", "Network lanes"},     {"what-if", "What-if topology"}};
+                           {"network", "Network lanes"},     {"what-if", "What-if topology"},
+                           {"validation", "Validation corpus"}};
 
 void show_page(const QString& name, const QString& title, QWidget* parent) {
   QFile file(help_page_path(name));

@@ -15,7 +15,9 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <filesystem>
 
+#include "tilesight/util/data_dir.h"
 #include "tilesight/util/json_input.h"
 #include "ui/config_panel.h"
 #include "ui/envelope_view.h"
@@ -30,6 +32,7 @@
 #include "tilesight/hw/profile_loader.h"
 #include "ui/report_view.h"
 #include "ui/timeline_view.h"
+#include "ui/validation_view.h"
 #include "ui/what_if_view.h"
 
 // resources/tilesight.qrc is compiled into the static tilesight_ui library, so it has to be
@@ -163,6 +166,16 @@ void MainWindow::createFileMenu() {
   connect(files_, &FileCommands::fileUsed, recent_, &RecentFiles::add);
   file->addAction(tr("&Save plan"), QKeySequence::Save, files_, &FileCommands::save);
   file->addAction(tr("Save plan &as…"), QKeySequence::SaveAs, files_, &FileCommands::saveAs);
+  file->addSeparator();
+  file->addAction(tr("Open &validation corpus…"), this, [this] {
+    const auto root = data_dir();
+    const QString start = root && std::filesystem::exists(*root / "tests" / "validation")
+                              ? QString::fromStdString((*root / "tests" / "validation").string())
+                              : QDir::currentPath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open validation corpus"), start,
+                                                      tr("Measured corpora (*.csv);;All files (*)"));
+    if (!path.isEmpty()) openValidationCorpus(path);
+  });
   file->addSeparator();
   file->addAction(tr("Export &report…"), files_, &FileCommands::exportReport);
   file->addAction(tr("Export &timeline trace…"), files_, &FileCommands::exportTrace);
@@ -349,6 +362,25 @@ void MainWindow::restoreLayout() {
 void MainWindow::resetLayout() {
   restoreState(default_layout_, kLayoutVersion);
   for (auto* dock : findChildren<QDockWidget*>()) dock->show();
+}
+
+ValidationView* MainWindow::openValidationCorpus(const QString& path) {
+  if (!validation_) {
+    validation_ = new ValidationView(this);
+    validation_->setWindowFlag(Qt::Window);
+    connect(validation_, &ValidationView::configurationRequested, this,
+            [this](const nlohmann::json& plan, const QString& label) {
+              if (!keepOrDropUnsavedWork(tr("opening %1").arg(label))) return;
+              session_.open(plan, QString());
+              statusBar()->showMessage(tr("Opened %1 from the validation corpus").arg(label), 5000);
+              raise();
+              activateWindow();
+            });
+  }
+  validation_->open(guess_setup(path, plan_hardware(session_.plan())));
+  validation_->show();
+  validation_->raise();
+  return validation_;
 }
 
 bool MainWindow::keepOrDropUnsavedWork(const QString& action) {

@@ -36,6 +36,7 @@ class PlanEditor;
 class RecentFiles;
 class ReportView;
 class TimelineView;
+class ValidationView;
 class WhatIfView;
 
 // Asks what to do with unsaved edits before `action` ("closing TileSight", "opening
@@ -87,6 +88,11 @@ class MainWindow : public QMainWindow {
   bool openDroppedPlan(const QMimeData* mime);
   // File > Export view: asks for a file and writes the view (a dock's widget or the window).
   void exportView(QWidget* view, const QString& title);
+  // File > Open validation corpus: the corpus's rows predicted and plotted against their
+  // measurements in the validation window (created on first use); a clicked point opens its
+  // configuration here. The setup (hardware, template, launch path) is guessed from the file.
+  ValidationView* openValidationCorpus(const QString& path);
+  ValidationView* validationView() const { return validation_; }
 
   // No lost work: before the document is closed or replaced with unsaved edits, asks
   // whether to save them (Save runs File > Save and goes ahead only if that saved), discard
@@ -126,6 +132,7 @@ class MainWindow : public QMainWindow {
   NetworkView* network_ = nullptr;
   PlanEditor* editor_ = nullptr;
   WhatIfView* what_if_ = nullptr;
+  ValidationView* validation_ = nullptr;
   RecentFiles* recent_ = nullptr;
   RecoveryFile recovery_;
   QTimer autosave_;
