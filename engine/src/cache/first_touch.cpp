@@ -1,80 +1,10 @@
+// The first-touch cache model (cache_model.h): an L2 without a capacity. Each distinct block
+// comes from DRAM once, at its first touch; every later touch hits, whatever the launch order.
 #include <algorithm>
 
 #include "tilesight/cache/cache_model.h"
 
 namespace tilesight::cache {
-
-double CacheTraffic::dram_read_bytes() const {
-  double s = 0;
-  for (const auto& a : accesses)
-    if (!a.write) s += a.dram_bytes;
-  return s;
-}
-
-double CacheTraffic::dram_write_bytes() const {
-  double s = 0;
-  for (const auto& a : accesses)
-    if (a.write) s += a.dram_bytes;
-  return s;
-}
-
-namespace {
-
-double l2_lookups(const AccessTraffic& a) { return a.l2_lookup_bytes > 0 ? a.l2_lookup_bytes : a.requested_bytes; }
-
-}  // namespace
-
-double CacheTraffic::l2_hit_rate() const {
-  double lookups = 0, hit = 0;
-  for (const auto& a : accesses) {
-    lookups += l2_lookups(a);
-    hit += a.l2_hit_bytes;
-  }
-  return lookups > 0 ? hit / lookups : 0;
-}
-
-double CacheTraffic::l2_load_hit_rate() const {
-  double lookups = 0, hit = 0;
-  for (const auto& a : accesses) {
-    if (a.write) continue;
-    lookups += l2_lookups(a);
-    hit += a.l2_hit_bytes;
-  }
-  return lookups > 0 ? hit / lookups : 0;
-}
-
-double CacheTraffic::l15_hit_rate() const {
-  double lookups = 0, hit = 0;
-  for (const auto& a : accesses) {
-    lookups += a.l15_lookup_bytes;
-    hit += a.l15_hit_bytes;
-  }
-  return lookups > 0 ? hit / lookups : 0;
-}
-
-double CacheTraffic::dram_fraction(const std::string& tensor, bool revisit) const {
-  double req = 0, dram = 0, all_req = 0, all_dram = 0;
-  for (const auto& a : accesses) {
-    if (a.tensor != tensor) continue;
-    all_req += a.requested_bytes;
-    all_dram += a.dram_bytes;
-    if (a.revisit != revisit) continue;
-    req += a.requested_bytes;
-    dram += a.dram_bytes;
-  }
-  if (req > 0) return dram / req;
-  return all_req > 0 ? all_dram / all_req : 1.0;
-}
-
-double CacheTraffic::l15_fraction(const std::string& tensor) const {
-  double req = 0, hit = 0;
-  for (const auto& a : accesses) {
-    if (a.tensor != tensor) continue;
-    req += a.requested_bytes;
-    hit += a.l15_hit_bytes;
-  }
-  return req > 0 ? std::clamp(hit / req, 0.0, 1.0) : 0.0;
-}
 
 namespace {
 
