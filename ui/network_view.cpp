@@ -4,6 +4,7 @@
 #include <map>
 
 #include <QLabel>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "ui/format.h"
@@ -16,7 +17,13 @@ NetworkView::NetworkView(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(headline_);
   layout->addWidget(details_);
-  layout->addWidget(lanes_, 1);
+  // Sixteen links of an 8-GPU switch do not fit a short dock: the lanes scroll.
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(lanes_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  layout->addWidget(scroll, 1);
   QFont font = headline_->font();
   font.setPointSizeF(font.pointSizeF() * 1.2);
   headline_->setFont(font);

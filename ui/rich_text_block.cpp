@@ -19,7 +19,9 @@ RichTextBlock::RichTextBlock(QWidget* parent) : QWidget(parent) {
   doc_.setDocumentMargin(0);
   doc_.setDefaultFont(font());
   doc_.setUndoRedoEnabled(false);
-  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+  QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Minimum);  // never shorter than its text
+  policy.setHeightForWidth(true);
+  setSizePolicy(policy);
 }
 
 void RichTextBlock::setHtml(const QString& html) {
@@ -44,11 +46,12 @@ void RichTextBlock::layOut(int width) const {
 
 int RichTextBlock::heightForWidth(int width) const {
   if (html_.isEmpty()) return 0;
-  width = std::max(width, 1);
+  const QMargins m = contentsMargins();
+  width = std::max(width - m.left() - m.right(), 1);
   for (const auto& [w, h] : heights_)
     if (w == width) return h;
   layOut(width);
-  const int height = static_cast<int>(std::ceil(doc_.size().height()));
+  const int height = static_cast<int>(std::ceil(doc_.size().height())) + m.top() + m.bottom();
   heights_[next_slot_] = {width, height};
   next_slot_ = (next_slot_ + 1) % heights_.size();
   return height;
@@ -65,13 +68,15 @@ QSize RichTextBlock::minimumSizeHint() const {
 
 void RichTextBlock::paintEvent(QPaintEvent* event) {
   if (html_.isEmpty()) return;
-  layOut(width());
+  const QRect inside = contentsRect();
+  layOut(std::max(inside.width(), 1));
   QPainter painter(this);
+  painter.setClipRect(event->rect());
+  painter.translate(inside.topLeft());
   QAbstractTextDocumentLayout::PaintContext context;
   context.palette = palette();
   context.palette.setColor(QPalette::Text, palette().color(QPalette::WindowText));
-  context.clip = event->rect();
-  painter.setClipRect(event->rect());
+  context.clip = QRectF(event->rect().translated(-inside.topLeft()));
   doc_.documentLayout()->draw(&painter, context);
 }
 

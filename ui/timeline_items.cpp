@@ -179,6 +179,17 @@ BarItems add_link_stage(QCustomPlot& plot, const TimeFold& fold, const report::N
   return items;
 }
 
+QCPItemText* add_lane_note(QCustomPlot& plot, double row, const QString& text) {
+  auto* note = new QCPItemText(&plot);
+  note->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  note->position->setCoords(0.5, row);
+  note->setText(text);
+  note->setColor(muted_text_color());
+  note->setSelectable(false);
+  note->setLayer(kBarLabelLayer);
+  return note;
+}
+
 void add_action_legend(QCustomPlot& plot, const std::vector<std::string>& actions) {
   for (std::size_t i = 0; i < actions.size(); ++i) {
     const QColor color = action_color(static_cast<int>(i));

@@ -79,6 +79,10 @@ std::vector<report::NetworkStageEvent> link_stages(const report::NetworkReport& 
 BarItems add_link_stage(QCustomPlot& plot, const TimeFold& fold, const report::NetworkStageEvent& stage,
                         double row);
 
+// A lane with nothing to draw on the SM's clock, and why, in grey across it ("overlap none:
+// the all_gather runs alone, before this kernel").
+QCPItemText* add_lane_note(QCustomPlot& plot, double row, const QString& text);
+
 // One legend swatch per action name, in this order (action_color(i) for the i-th).
 void add_action_legend(QCustomPlot& plot, const std::vector<std::string>& actions);
 // As many legend columns as the widest name allows at the plot's width, so no name is cut.

@@ -10,6 +10,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "ui/format.h"
@@ -25,6 +26,26 @@ constexpr double kMinSpanUs = 0.01;
 
 QString lane_name(Resource r) {
   return to_qstring(resource_lane(r));
+}
+
+// Overlap none: the collectives run alone, before (ag_gemm), after (gemm_rs) or around
+// (Ulysses) the kernel whose SM the timeline shows, so none of their stages belong on this
+// clock; "" otherwise.
+QString serial_collective_note(const report::NetworkReport& n) {
+  if (n.overlap != "none" || n.collectives.empty() || n.schedule.empty()) return {};
+  double compute_from = std::numeric_limits<double>::infinity();
+  for (const auto& s : n.schedule)
+    if (s.compute) compute_from = std::min(compute_from, s.start_us);
+  bool before = false, after = false;
+  for (const auto& s : n.schedule)
+    if (!s.compute) (s.start_us < compute_from ? before : after) = true;
+  QStringList names;
+  for (const auto& c : n.collectives)
+    if (!names.contains(QString::fromStdString(c.collective))) names << QString::fromStdString(c.collective);
+  const QString when = before && after ? QObject::tr("before and after") : before ? QObject::tr("before")
+                                                                                   : QObject::tr("after");
+  return QObject::tr("overlap none: the %1 %2 alone, %3 this kernel (Network lanes)")
+      .arg(names.join(QStringLiteral(" and ")), names.size() > 1 ? QObject::tr("run") : QObject::tr("runs"), when);
 }
 
 }  // namespace
@@ -125,7 +146,9 @@ void TimelineView::setPrediction(const report::Prediction& prediction) {
   findChild<QLabel*>(QStringLiteral("timeline_hint"))->setVisible(!events_.empty());
   phases_ = timeline_phases(events_);
   actions_ = action_order(events_, prediction.loops);
-  stages_ = events_.empty() ? std::vector<report::NetworkStageEvent>{} : link_stages(prediction.network, phases_.end);
+  stages_.clear();
+  net_note_ = serial_collective_note(prediction.network);
+  if (!events_.empty() && net_note_.isEmpty()) stages_ = link_stages(prediction.network, phases_.end);
   stage_link_ = prediction.network.links.empty() ? std::string() : prediction.network.links.front().link;
   setLanes(timeline_lanes(prediction));
   rebuild();
@@ -209,6 +232,9 @@ void TimelineView::addBars() {
 }
 
 void TimelineView::addLinkStages() {
+  if (!net_note_.isEmpty() && !events_.empty() &&
+      std::find(lanes_.begin(), lanes_.end(), Resource::kNet) != lanes_.end())
+    net_note_item_ = add_lane_note(*plot_, rowOf(Resource::kNet), net_note_);
   for (const auto& stage : stages_) {
     const BarItems items = add_link_stage(*plot_, fold_, stage, rowOf(Resource::kNet));
     stage_bars_.push_back(items.bar);
@@ -230,6 +256,8 @@ void TimelineView::clearScene() {
   for (auto* item : phase_labels_) plot_->removeItem(item);
   for (auto* item : stage_bars_) plot_->removeItem(item);
   for (auto* item : stage_labels_) plot_->removeItem(item);
+  if (net_note_item_) plot_->removeItem(net_note_item_);
+  net_note_item_ = nullptr;
   stage_bars_.clear();
   stage_labels_.clear();
   bars_.clear();

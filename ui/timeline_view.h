@@ -73,6 +73,9 @@ class TimelineView : public QWidget {
   // A plan without a one-SM timeline: the sentence shown instead ("" with a timeline) and
   // the links drawn under it (a collective's stages over time).
   QString emptyText() const;
+  // What the Net lane says instead of stages ("" when it draws them or has nothing to say): a
+  // fused kernel run with overlap none has its collective before or after the SM's work.
+  QString netLaneNote() const { return net_note_; }
   int networkLaneCount() const;
   // The lanes drawn, top to bottom: the pipelines the plan's hardware has (no TMEM lane on
   // an H200, no Net lane on one GPU; ui/profile_pipelines.h).
@@ -112,6 +115,8 @@ class TimelineView : public QWidget {
   std::vector<QCPItemText*> bar_labels_;
   std::vector<QCPItemRect*> stage_bars_;
   std::vector<QCPItemText*> stage_labels_;
+  QString net_note_;
+  QCPItemText* net_note_item_ = nullptr;
   std::vector<QCPItemRect*> phase_rects_;
   std::vector<QCPItemText*> phase_labels_;
   std::vector<Resource> lanes_;

@@ -11,6 +11,8 @@
 #include "tilesight/net/system_profile.h"
 #include "ui/format.h"
 #include "ui/plot_style.h"
+#include "ui/rich_text_block.h"
+#include "ui/timeline_items.h"
 
 namespace tilesight::ui {
 
@@ -41,7 +43,7 @@ const std::vector<double>& WhatIfView::factors() {
 }
 
 WhatIfView::WhatIfView(QWidget* parent)
-    : QWidget(parent), types_(new QComboBox(this)), summary_(new QLabel(this)), plot_(new QCustomPlot(this)) {
+    : QWidget(parent), types_(new QComboBox(this)), summary_(new RichTextBlock(this)), plot_(new QCustomPlot(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
@@ -55,7 +57,6 @@ WhatIfView::WhatIfView(QWidget* parent)
   layout->addWidget(plot_, 1);
   types_->setToolTip(tr("A link type of the plan's system profile: its bandwidth is scaled ×0.5 to ×4 and the "
                         "plan predicted again at each factor"));
-  summary_->setWordWrap(true);
 
   apply_plot_style(*plot_);
   plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -63,7 +64,7 @@ WhatIfView::WhatIfView(QWidget* parent)
   for (double f : {0.5, 1.0, 2.0, 4.0}) ticker->addTick(f, factor_text(f));
   plot_->xAxis->setTicker(ticker);
   plot_->xAxis->setRange(0.45, 4.4);
-  plot_->yAxis->setLabel(tr("time (µs)"));
+  plot_->yAxis->setLabel(tr("latency (µs)"));
   for (auto [name, color] : {std::pair{tr("kernel latency"), kLatencyColor},
                              std::pair{tr("communication alone"), kCommColor}}) {
     QCPGraph* g = plot_->addGraph();
@@ -76,8 +77,15 @@ WhatIfView::WhatIfView(QWidget* parent)
   profile->point2->setCoords(1, 1);
   profile->setPen(QPen(muted_text_color(), 1, Qt::DashLine));
   plot_->legend->setVisible(true);
-  // Bottom left stays clear: the latency runs along the top, the communication falls to the right.
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
+  // The legend in a row of its own above the plot: inside, a narrow dock's legend covered the
+  // curves' ends.
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  plot_->legend->setMargins(QMargins(4, 2, 4, 0));
   message_ = add_plot_message(*plot_);
 
   connect(types_, &QComboBox::currentTextChanged, this, [this] { run(); });
@@ -113,6 +121,21 @@ void WhatIfView::setPrediction(const report::Prediction& p, const nlohmann::json
     stale_ = true;
 }
 
+void WhatIfView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  wrapLegend();
+}
+
+// Both entries side by side where they fit, else one above the other (never cut).
+void WhatIfView::wrapLegend() {
+  std::vector<std::string> names;
+  for (int i = 0; i < plot_->legend->itemCount(); ++i)
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot_->legend->item(i)))
+      names.push_back(item->plottable()->name().toStdString());
+  wrap_legend(*plot_, names);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void WhatIfView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   if (stale_) run();
@@ -121,7 +144,7 @@ void WhatIfView::showEvent(QShowEvent* event) {
 void WhatIfView::run() {
   stale_ = false;
   if (types_->currentText().isEmpty() || !plan_.is_object()) return;
-  summary_->setText(tr("predicting…"));
+  summary_->setHtml(tr("predicting…"));
   runner_.request(plan_, types_->currentText().toStdString(), factors());
 }
 
@@ -143,12 +166,13 @@ void WhatIfView::draw(const WhatIfSweep& sweep) {
     plot_->graph(1)->addToLegend();
   else
     plot_->graph(1)->removeFromLegend();
+  wrapLegend();
   if (sweep.points.empty()) {
     summary_->clear();
     showMessage(sweep.error.isEmpty() ? tr("no prediction") : sweep.error);
     return;
   }
-  plot_->xAxis->setLabel(tr("%1 bandwidth (× the profile's)").arg(QString::fromStdString(sweep.link_type)));
+  plot_->xAxis->setLabel(tr("× %1 bandwidth").arg(QString::fromStdString(sweep.link_type)));
   double top = 0;
   for (const auto& p : sweep.points) top = std::max({top, p.latency_us, p.comm_us});
   plot_->yAxis->setRange(0, top * 1.12);
@@ -160,16 +184,17 @@ void WhatIfView::draw(const WhatIfSweep& sweep) {
   const WhatIfPoint *now = at(1), *twice = at(2);
   if (now && twice && now->latency_us > 0) {
     const double change = 100.0 * (twice->latency_us / now->latency_us - 1);
-    summary_->setText(std::abs(change) < 0.05
+    summary_->setHtml((std::abs(change) < 0.05
                           ? tr("×2 bandwidth: %1, no faster (the links are not what limits it)")
                                 .arg(format_time_us(now->latency_us))
                           : tr("×2 bandwidth: %1 → %2 (%3%4%)")
                                 .arg(format_time_us(now->latency_us), format_time_us(twice->latency_us))
                                 .arg(change <= 0 ? QStringLiteral("−") : QStringLiteral("+"))
-                                .arg(std::abs(change), 0, 'f', 1));
+                                .arg(std::abs(change), 0, 'f', 1))
+                          .toHtmlEscaped());
   }
   else
-    summary_->setText(sweep.error);
+    summary_->setHtml(sweep.error.toHtmlEscaped());
   showMessage({});
 }
 
@@ -187,7 +212,7 @@ QString WhatIfView::message() const {
 }
 
 QString WhatIfView::summary() const {
-  return summary_->text();
+  return summary_->plainText();
 }
 
 }  // namespace tilesight::ui

@@ -30,6 +30,10 @@ class QCPItemText;
 class QLabel;
 
 namespace tilesight::ui {
+class RichTextBlock;
+}
+
+namespace tilesight::ui {
 
 class WhatIfView : public QWidget {
   Q_OBJECT
@@ -51,15 +55,17 @@ class WhatIfView : public QWidget {
 
  protected:
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void run();
   void draw(const WhatIfSweep& sweep);
   void showMessage(const QString& text);
+  void wrapLegend();
 
   WhatIfRunner runner_;
   QComboBox* types_ = nullptr;
-  QLabel* summary_ = nullptr;
+  RichTextBlock* summary_ = nullptr;
   QCustomPlot* plot_ = nullptr;
   QCPItemText* message_ = nullptr;
   nlohmann::json plan_;

@@ -7,6 +7,7 @@
 #include "tilesight/util/result.h"
 #include "ui/network_view.h"
 #include "ui/prediction_worker.h"
+#include "ui/timeline_view.h"
 
 using namespace tilesight;
 using namespace tilesight::ui;
@@ -99,6 +100,53 @@ class OverlapViewTest : public QObject {
     // A plain collective has no compute to overlap: no schedule lanes.
     view.setPrediction(predict(test::example("all_reduce_h200x8.json")));
     QVERIFY(view.scheduleBars(true).empty() && view.scheduleBars(false).empty());
+  }
+
+  // Overlap none: one after the other, as the engine times it (latency = comm + GEMM). The
+  // Network lanes draw the two spans end to end; the timeline (one SM of the GEMM) says the
+  // collective runs apart instead of drawing its stages on the GEMM's clock as if overlapped.
+  void overlapNoneRunsOneAfterTheOther() {
+    for (const char* kernel : {"ag_gemm", "gemm_rs"}) {
+      auto plan = test::example("ag_gemm_h200x8.json");
+      plan["kernel"] = kernel;
+      plan["params"]["overlap"] = "none";
+      const auto p = predict(plan);
+      const auto steps = lane(p, false), pieces = lane(p, true);
+      QCOMPARE(steps.size(), std::size_t{1});
+      QCOMPARE(pieces.size(), std::size_t{1});
+      const bool gather = std::string(kernel) == "ag_gemm";
+      const auto& first = gather ? steps.front() : pieces.front();
+      const auto& second = gather ? pieces.front() : steps.front();
+      QCOMPARE(first.start_us, 0.0);
+      QVERIFY(qAbs(second.start_us - first.end_us) < 1e-9);
+      QVERIFY(qAbs(second.end_us - p.latency_us) < 1e-6 * p.latency_us);
+      QVERIFY(qAbs(sum(steps) - p.network.comm_us) < 1e-6 * p.network.comm_us);
+
+      NetworkView view;
+      view.resize(900, 300);  // shorter than its 16 links
+      view.show();
+      view.setPrediction(p);
+      QCOMPARE(view.scheduleBars(false).front().first, steps.front().start_us);
+      QCOMPARE(view.laneCount(), 16);  // all there, scrolled
+
+      TimelineView timeline;
+      timeline.setPrediction(p);
+      QVERIFY(timeline.linkStages().empty());
+      QVERIFY2(timeline.netLaneNote().contains(gather ? "the all_gather runs alone, before this kernel"
+                                                      : "the reduce_scatter runs alone, after this kernel"),
+               qPrintable(timeline.netLaneNote()));
+    }
+    // Overlapped, the stages are on the GEMM's clock and drawn there.
+    TimelineView timeline;
+    timeline.setPrediction(predict(test::example("ag_gemm_h200x8.json")));
+    QVERIFY(timeline.netLaneNote().isEmpty());
+    QVERIFY(!timeline.linkStages().empty());
+    // Ulysses without overlap: its all-to-alls on both sides.
+    auto ulysses = test::example("ulysses_h200x8.json");
+    ulysses["params"]["overlap"] = "none";
+    timeline.setPrediction(predict(ulysses));
+    QVERIFY2(timeline.netLaneNote().contains("runs alone, before and after this kernel"),
+             qPrintable(timeline.netLaneNote()));
   }
 };
 

@@ -9,6 +9,7 @@
 #include "ui/file_commands.h"
 #include "ui/main_window.h"
 #include "ui/prediction_worker.h"
+#include "ui/rich_text_block.h"
 #include "ui/what_if_runner.h"
 #include "ui/what_if_view.h"
 
@@ -89,6 +90,16 @@ class WhatIfTest : public QObject {
     const auto& fast = points.back();   // ×4
     QVERIFY(slow.comm_us > fast.comm_us * 4);  // β·B scales 8x, α does not
     QVERIFY(slow.latency_us - fast.latency_us < slow.comm_us - fast.comm_us);
+    // Nothing cut in the narrow dock: the summary as tall as its wrapped text, the legend
+    // (a row above the plot) no wider than the plot, the latency axis labelled.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    view().plot()->replot();
+    const auto* summary = view().findChild<RichTextBlock*>();
+    QVERIFY(summary);
+    QVERIFY2(summary->plainText().startsWith(QString::fromUtf8("×2 bandwidth:")), qPrintable(summary->plainText()));
+    QVERIFY(summary->height() >= summary->heightForWidth(summary->width()));
+    QVERIFY(view().plot()->legend->outerRect().right() <= view().plot()->width());
+    QCOMPARE(view().plot()->yAxis->label(), QString::fromUtf8("latency (µs)"));
     if (qEnvironmentVariableIsSet("TILESIGHT_TEST_GRABS"))  // for looking at the view by eye
       view().grab().save(qEnvironmentVariable("TILESIGHT_TEST_GRABS") + "/what_if_ag_gemm.png");
   }

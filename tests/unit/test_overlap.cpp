@@ -77,6 +77,17 @@ TEST_CASE("fused templates stay within max(compute, comm) <= T <= sum", "[net][o
       if (std::string(overlap) == "none") {
         CHECK(t == Approx(comm + compute));
         CHECK(n.overlap_rate == Approx(0).margin(1e-9));
+        // One after the other: ag_gemm's all-gather, then the GEMM; gemm_rs's GEMM, then its
+        // reduce-scatter, whose stages on the links start where it does.
+        REQUIRE(n.schedule.size() == 2);
+        const bool gather = std::string(kernel) == "ag_gemm";
+        const auto& steps = n.schedule[0].compute ? n.schedule[1] : n.schedule[0];
+        const auto& gemm = n.schedule[0].compute ? n.schedule[0] : n.schedule[1];
+        CHECK(steps.start_us == Approx(gather ? 0 : compute).margin(1e-9));
+        CHECK(steps.end_us - steps.start_us == Approx(comm));
+        CHECK(gemm.start_us == Approx(gather ? comm : 0).margin(1e-9));
+        CHECK(gemm.end_us - gemm.start_us == Approx(compute));
+        for (const auto& e : n.events) CHECK(e.start_us >= steps.start_us - 1e-9);
       } else if (std::string(overlap) == "fused") {
         CHECK(t <= comm + compute + p->launch_overhead_us + 1e-6);
         // A pipeline of 8 shards: at most one step and one piece of fill past the longer lane.

@@ -79,9 +79,14 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
   StreamShare share;
   std::int64_t ctas = nccl_ctas(p, *comm);
   double total = 0;
-  std::vector<report::OverlapSpan> spans;  // overlapped modes: the schedule for the report
+  std::vector<report::OverlapSpan> spans;  // the schedule for the report
   if (p.overlap == kernels::Overlap::kNone) {
-    total = comm->total_s + pred.latency_us / kUs;
+    const double gemm = pred.latency_us / kUs;
+    total = comm->total_s + gemm;
+    // One after the other: the all-gather before the GEMM, the reduce-scatter after it.
+    const double comm_from = gather ? 0.0 : gemm, gemm_from = gather ? comm->total_s : 0.0;
+    spans = report_spans({.comm = {{comm_from, comm_from + comm->total_s}}, .compute = {{gemm_from, gemm_from + gemm}}},
+                         0.0);
   } else {
     const bool stream = p.overlap == kernels::Overlap::kStream;
     double piece_s = gemm_s / static_cast<double>(n);
@@ -128,7 +133,9 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
                                                               : std::accumulate(in.comm.begin(), in.comm.end(), 0.0);
   const double compute_s = p.overlap == kernels::Overlap::kNone ? pred.latency_us / kUs
                                                                  : std::accumulate(in.compute.begin(), in.compute.end(), 0.0);
-  const double comm_start = p.overlap == kernels::Overlap::kNone || gather ? 0.0 : launch + in.compute.front();
+  const double comm_start = gather ? 0.0
+                            : p.overlap == kernels::Overlap::kNone ? pred.latency_us / kUs  // after the GEMM
+                                                                   : launch + in.compute.front();
   pred.kernel = p.kernel;
   pred.name = p.kernel + " M=" + std::to_string(p.gemm.M) + " N=" + std::to_string(p.gemm.N) + " K=" +
               std::to_string(p.gemm.K) + " on " + std::to_string(p.devices) + " GPUs, overlap " +
