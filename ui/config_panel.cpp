@@ -21,6 +21,7 @@
 #include "ui/param_slider.h"
 #include "ui/param_checks.h"
 #include "ui/profile_kinds.h"
+#include "ui/rich_text_block.h"
 #include "ui/plan_document.h"
 #include "ui/template_form.h"
 #include "ui/template_params.h"
@@ -113,9 +114,10 @@ QWidget* ConfigPanel::makeGemmForm() {
     connect(combo, &QComboBox::currentTextChanged, this,
             [this, key = key](const QString& v) { setParam(key, v.toStdString()); });
   }
-  derived_ = new QLabel(page);
-  derived_->setWordWrap(true);
-  derived_->setStyleSheet(QStringLiteral("color: #555;"));
+  derived_ = new RichTextBlock(page);  // new text every edit: laid out once, not per size query
+  QPalette grey = derived_->palette();
+  grey.setColor(QPalette::WindowText, QColor(0x55, 0x55, 0x55));
+  derived_->setPalette(grey);
   column->addWidget(derived_);
   column->addStretch(1);
   return page;
@@ -264,7 +266,7 @@ void ConfigPanel::showDerived() {
   const auto& p = *params;
   const auto tiles_m = (p.M + p.block_m - 1) / p.block_m,
              tiles_n = (p.N + p.block_n - 1) / p.block_n;
-  derived_->setText(
+  derived_->setHtml(
       tr("grid %1 × %2 = %3 blocks<br>%4 shared memory and %5 registers per thread per block")
           .arg(tiles_m)
           .arg(tiles_n)

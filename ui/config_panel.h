@@ -34,6 +34,7 @@ class QTreeView;
 
 namespace tilesight::ui {
 class ParamSlider;
+class RichTextBlock;
 class TemplateForm;
 }
 
@@ -88,7 +89,7 @@ class ConfigPanel : public QWidget {
   QComboBox* hardware_ = nullptr;
   QStackedWidget* pages_ = nullptr;
   QLabel* kind_ = nullptr;
-  QLabel* derived_ = nullptr;
+  RichTextBlock* derived_ = nullptr;
   QLabel* checks_ = nullptr;
   QList<QWidget*> marked_;  // editors tinted by the last checks
   QString problem_text_;
