@@ -69,3 +69,26 @@ TEST_CASE("a Chrome trace carries the busiest link's stages, every run") {
   CHECK(starts == std::vector<double>{10, 110, 210});
   CHECK(thread_names(trace).at(static_cast<int>(index(Resource::kNet)) * 100) == "Net (gpu0->nvswitch)");
 }
+
+TEST_CASE("a Chrome trace of overlap none puts the kernel after the collective before it") {
+  // ag_gemm without overlap: the all-gather 0-300 us, then the GEMM 300-1000 us; the SM's
+  // first bar (0-2 us on the kernel's clock) lands at 300 us, the link's stage stays at 0.
+  report::Prediction p;
+  p.kernel = "ag_gemm";
+  p.timeline = {bar("load_a", Resource::kL2, 0, 2)};
+  p.network.overlap = "none";
+  p.network.schedule = {{.compute = false, .index = 0, .start_us = 0, .end_us = 300},
+                        {.compute = true, .index = 0, .start_us = 300, .end_us = 1000}};
+  p.network.links = {{.link = "gpu0->nvswitch", .busy_us = 300}};
+  p.network.events = {{.link = "gpu0->nvswitch", .collective = "all_gather", .stage = 0, .label = "ring step",
+                       .start_us = 0, .end_us = 300, .bytes = 64}};
+  auto starts = [](const nlohmann::json& trace) {
+    std::map<std::string, double> out;
+    for (const auto& e : trace["traceEvents"])
+      if (e["ph"] == "X") out[e["cat"].get<std::string>()] = e["ts"].get<double>();
+    return out;
+  };
+  CHECK(starts(report::to_chrome_trace(p)) == std::map<std::string, double>{{"steady", 300}, {"network", 0}});
+  p.network.overlap = "fused";  // overlapped: one clock from the launch
+  CHECK(starts(report::to_chrome_trace(p)) == std::map<std::string, double>{{"steady", 0}, {"network", 0}});
+}

@@ -46,10 +46,16 @@ nlohmann::json to_chrome_trace(const Prediction& p) {
     }
     return tid;
   };
+  // Overlap none: the kernel starts where its compute span does (after ag_gemm's all-gather,
+  // Ulysses' first all-to-all), on the collectives' clock; overlapped, both start together.
+  double sm_start = 0;
+  if (p.network.overlap == "none")
+    for (const auto& s : p.network.schedule)
+      if (s.compute) sm_start = s.start_us;
   for (const auto& e : p.timeline) {  // sorted by start: greedy slots are enough
     const int slot = slot_for(slot_end[index(e.resource)], e.start_us, e.end_us);
     events.push_back({{"ph", "X"}, {"name", e.action}, {"cat", e.phase}, {"pid", 0},
-                      {"tid", thread(e.resource, slot, "")}, {"ts", e.start_us}, {"dur", e.end_us - e.start_us},
+                      {"tid", thread(e.resource, slot, "")}, {"ts", sm_start + e.start_us}, {"dur", e.end_us - e.start_us},
                       {"args", {{"iteration", e.iteration}, {"bytes", e.bytes}, {"flops", e.flops}}}});
   }
   // The busiest link's collective stages (a fused kernel's Net lane, as the app draws it;
