@@ -153,13 +153,17 @@ TEST_CASE("fused compute-communication on two H200s stays within the recorded er
   // stream_timeline.csv; was serial): ag_gemm stream 5.0 -> 2.4%, gemm_rs stream 9.0 -> 9.4%
   // (wMAPE 9.2 -> 6.7%: the 2048- and 4096-row rows, 365 and 599 us here, are now predicted
   // 305 and 516 us as their profiled iterations run, 306 and 531), all 6.6 -> 6.2%.
+  // 2026-11-30: torch's permute copies around Ulysses' all-to-alls (test_torch_copies.cpp;
+  // its comm rows 35-42% -> 1-4% fast): Ulysses 10.2 -> 10.8%, wMAPE 7.2 -> 10.5% (the
+  // copies had hidden the local attention's over-prediction: cuDNN's kernel 811 us at 8K
+  // tokens in ulysses_timeline.csv, 1004 predicted), all 6.2 -> 6.3%, wMAPE 5.7 -> 7.1%.
   const Scored s = score("fused.csv");
   REQUIRE(s.all.rows == 29);
   CHECK(s.bands.at("ag_gemm none").mape < 0.073);    // 6.2%
   CHECK(s.bands.at("ag_gemm stream").mape < 0.035);  // 2.4%
   CHECK(s.bands.at("gemm_rs none").mape < 0.045);    // 3.4%
   CHECK(s.bands.at("gemm_rs stream").mape < 0.105);  // 9.4%
-  CHECK(s.bands.at("ulysses_attention none").mape < 0.113);  // 10.2%
-  CHECK(s.all.mape < 0.073);  // 6.2%
-  CHECK(s.all.wmape < 0.068);  // 5.7%
+  CHECK(s.bands.at("ulysses_attention none").mape < 0.113);  // 10.8%
+  CHECK(s.all.mape < 0.073);  // 6.3%
+  CHECK(s.all.wmape < 0.082);  // 7.1%
 }

@@ -13,6 +13,7 @@ using namespace plan;
 
 constexpr std::int64_t kMaxDim = (std::int64_t{1} << 31) - 1;
 constexpr std::int64_t kChunk = 1024;  // elements per elementwise tile (128 threads x 8)
+constexpr std::int64_t kStridedChunk = 512;  // elementwise_kernel<128, 4>: 128 threads x 4
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
@@ -22,11 +23,14 @@ double d(std::int64_t x) {
 }
 
 bool elementwise(const MemoryBoundParams& p) {
-  return p.kernel == "silu_mul" || p.kernel == "add";
+  return p.kernel == "silu_mul" || p.kernel == "add" || p.kernel == "copy";
+}
+bool strided_copy(const MemoryBoundParams& p) {
+  return p.kernel == "copy" && p.dims > 1;
 }
 // Elements one tile covers.
 std::int64_t tile_cols(const MemoryBoundParams& p) {
-  return elementwise(p) ? std::min(kChunk, p.cols) : p.cols;
+  return elementwise(p) ? std::min(strided_copy(p) ? kStridedChunk : kChunk, p.cols) : p.cols;
 }
 
 // Issue slots of PyTorch's kernels: thread instructions per element plus a fixed count per
@@ -41,6 +45,11 @@ std::int64_t tile_cols(const MemoryBoundParams& p) {
 //             cunn_SoftMaxForwardSmem (longer rows): 47.09 + the same per row (14336: 48.30)
 //   silu_mul  eager: SiLU 24.12 then the multiply 7.38 (two kernels, 31.50 together)
 //   add       7.38 / element
+//   copy      strided (elementwise_kernel<128, 4>, direct_copy_kernel_cuda): 54.5 / element
+//             with 3 dimensions, 78.5 with 5 (tests/validation/h200x2/ulysses_copies_ncu.csv:
+//             Ulysses' permute copies, 18 registers, 77-84% of issue slots busy): 18.5 + 12
+//             per dimension (each dimension one integer divmod and a stride multiply-add per
+//             operand); contiguous (cudaMemcpyAsync's kernel) none counted: bandwidth-bound
 // SFU: softmax one exp2 per element, silu one; the norms one rsqrt per row.
 struct OpCosts {
   double reduce, apply, per_row, sfu;  // instructions per element (reduce, apply), per row
@@ -53,6 +62,7 @@ OpCosts op_costs(const MemoryBoundParams& p) {
     return {per_element / 2, per_element / 2, 17367, 1};
   }
   if (p.kernel == "silu_mul") return {0, 24.12, 0, 1};
+  if (p.kernel == "copy") return {0, strided_copy(p) ? 18.5 + 12.0 * d(p.dims) : 0.0, 0, 0};
   return {0, 7.38, 0, 0};
 }
 constexpr double kFlopsPerInstruction = 2.0;  // an issue slot, counted as one FMA
@@ -68,6 +78,7 @@ constexpr double kFlopsPerInstruction = 2.0;  // an issue slot, counted as one F
 std::int64_t registers_per_thread(const MemoryBoundParams& p) {
   if (p.kernel == "softmax") return p.cols <= 4096 ? 30 : p.cols <= 8192 ? 37 : 32;
   if (p.kernel == "rmsnorm") return 27;
+  if (p.kernel == "copy") return 18;  // ulysses_copies_ncu.csv
   return 32;
 }
 
@@ -91,7 +102,7 @@ void lift_tensors(const MemoryBoundParams& p, TileProgram& prog) {
   // ncu_norms_facts.csv reads X once from DRAM at 4096 and 65536 x 4096, 1.74 times at
   // 16384 x 8192 and twice at 2048 x 14336.
   if (row_walk(p)) prog.accesses.push_back({"X", tile, Placement::kDdr, {}, "", false, 0.5});
-  if (elementwise(p)) {
+  if (elementwise(p) && p.kernel != "copy") {
     prog.tensors.push_back({"U", shape, p.dtype});
     prog.accesses.push_back({"U", tile, Placement::kDdr, {}, ""});
   }
@@ -163,7 +174,7 @@ void lift_actions(const MemoryBoundParams& p, TileProgram& prog) {
   auto& a = prog.actions;
   a.push_back(load("load_x", "X", n * b, p.dtype));  // 0
   std::vector<std::size_t> apply_deps = {0};
-  if (elementwise(p)) {
+  if (elementwise(p) && p.kernel != "copy") {
     a.push_back(load("load_u", "U", n * b, p.dtype));
     apply_deps.push_back(a.size() - 1);
   }
@@ -254,7 +265,7 @@ Result<MemoryBoundParams> parse_memory_bound_params(const std::string& kernel,
 
 double memory_bound_bytes(const MemoryBoundParams& p) {
   const double elems = d(p.rows) * d(p.cols), b = dtype_bytes(p.dtype);
-  const double streams = elementwise(p) ? 3.0 : 2.0;  // inputs + output
+  const double streams = elementwise(p) && p.kernel != "copy" ? 3.0 : 2.0;  // inputs + output
   return streams * elems * b + d(weight_vectors(p) * p.cols) * b;
 }
 
@@ -264,7 +275,7 @@ plan::TileProgram lift_memory_bound(const MemoryBoundParams& p) {
   prog.name = p.kernel + " " + std::to_string(p.rows) + "x" + std::to_string(p.cols) + " " +
               std::string(dtype_name(p.dtype));
   prog.grid.dims = {{"row", p.rows}};
-  if (elementwise(p)) prog.grid.dims.push_back({"chunk", ceil_div(p.cols, kChunk)});
+  if (elementwise(p)) prog.grid.dims.push_back({"chunk", ceil_div(p.cols, tile_cols(p))});
   lift_tensors(p, prog);
   if (row_walk(p))
     lift_row_walk(p, prog);

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cross_device.h"
+#include "tilesight/kernels/memory_bound.h"
 #include "tilesight/kernels/ulysses.h"
 #include "tilesight/model/distributed.h"
 #include "tilesight/model/overlap.h"
@@ -24,6 +25,44 @@ namespace {
 
 constexpr double kUs = 1e6;
 
+// One of PyTorch's copies (kernels/memory_bound.h, `copy`) of `elements`, queued behind the
+// previous kernel of a CUDA graph: its kernel time plus the dependent launch.
+Result<double> torch_copy_seconds(double elements, std::int64_t dims, DType dtype, const hw::HardwareSpec& gpu) {
+  const auto n = static_cast<std::int64_t>(elements);
+  auto copy = evaluate(kernels::lift_memory_bound({.kernel = "copy", .rows = 1, .cols = n, .dtype = dtype, .dims = dims}),
+                       gpu, {.timeline = false});
+  if (!copy) return copy.errors();
+  return kernel_seconds(*copy) + gpu.dependent_launch_us * 1e-6;
+}
+
+// The copies torch's Ulysses code (collectives.py, ulysses_timeline.csv) runs around the
+// all-to-alls, in seconds per device: Q/K/V permuted into per-destination order before the
+// all-to-all in (3 dimensions once merged); the received [devices, 3, seq/n, heads/n, d]
+// permuted to [3, heads/n, seq, d] for SDPA (5); SDPA's [heads/n, seq, d] output transposed
+// into the send buffer (3); the received output permuted back to [seq/n, heads, d] (3) and
+// copied contiguously into place (1). The first and the last two count with the all-to-alls
+// (they are in the corpus's `comm` rows), the middle two with the attention (`compute`).
+struct TorchCopies {
+  double in_s = 0, compute_s = 0, out_s = 0;
+};
+Result<TorchCopies> torch_copies(double in_elements, double out_elements, DType dtype, const hw::HardwareSpec& gpu) {
+  TorchCopies c;
+  const struct {
+    double elements;
+    std::int64_t dims;
+    double* lane;
+  } copies[] = {{in_elements, 3, &c.in_s},
+                {in_elements, 5, &c.compute_s},
+                {out_elements, 3, &c.compute_s},
+                {out_elements, 3, &c.out_s},
+                {out_elements, 1, &c.out_s}};
+  for (const auto& k : copies) {
+    auto t = torch_copy_seconds(k.elements, k.dims, dtype, gpu);
+    if (!t) return t.errors();
+    *k.lane += *t;
+  }
+  return c;
+}
 
 }  // namespace
 
@@ -74,13 +113,24 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
   report::Prediction pred = std::move(whole).value();
   const double launch = pred.launch_overhead_us / kUs;
 
-  // 3. The piece loop.
+  // 3. torch's copies around the all-to-alls (none and stream are torch code; a fused kernel
+  //    reads and writes in place), a piece's share in stream.
+  TorchCopies copies;
+  if (p.overlap != kernels::Overlap::kFused) {
+    auto c = torch_copies(in_bytes / e / np, out_bytes / e / np, at.dtype, system.device);
+    if (!c) return c.errors();
+    copies = *c;
+  }
+
+  // 4. The piece loop.
   AroundInput around;
   StreamShare share;
   double total = 0;
   if (p.overlap == kernels::Overlap::kNone) {
-    around = {.comm_in = {in->total_s}, .compute = {pred.latency_us / kUs}, .comm_out = {out->total_s}};
-    total = in->total_s + pred.latency_us / kUs + out->total_s;
+    around = {.comm_in = {copies.in_s + in->total_s},
+              .compute = {copies.compute_s + pred.latency_us / kUs},
+              .comm_out = {out->total_s + copies.out_s}};
+    total = around.comm_in[0] + around.compute[0] + around.comm_out[0];
   } else {
     const bool stream = p.overlap == kernels::Overlap::kStream;
     double piece_s = kernel_seconds(pred) / np;
@@ -95,9 +145,9 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
     // Stream: each piece's all-to-all is its own NCCL launch; fused: one launch each way.
     const double in_s = in_piece->total_s - (stream ? 0.0 : in_piece->base_s);
     const double out_s = out_piece->total_s - (stream ? 0.0 : out_piece->base_s);
-    around.comm_in.assign(count, in_s);
-    around.comm_out.assign(count, out_s);
-    around.compute.assign(count, piece_s);
+    around.comm_in.assign(count, copies.in_s + in_s);
+    around.comm_out.assign(count, out_s + copies.out_s);
+    around.compute.assign(count, copies.compute_s + piece_s);
     if (!stream) {
       around.comm_in.front() += in_piece->base_s;
       around.comm_out.front() += out_piece->base_s;
@@ -111,7 +161,7 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
   }
   const OverlapSchedule s = schedule_around(around);
 
-  // 4. The report.
+  // 5. The report.
   const double compute_alone = s.compute_alone;
   pred.kernel = "ulysses_attention";
   pred.name = "ulysses_attention seq " + std::to_string(p.attention.seq_q) + " heads " +

@@ -3,7 +3,9 @@
 // params `rows, cols, dtype` (silu_mul also `fused`, default true). Each is a tile program with no loop (paper §3.1): one tile
 // per row for the row reductions (PyTorch launches one block per row: 128 threads for the
 // norms, 1024 for softmax; attention_README.md), one tile per 1024-element chunk of a row
-// for the elementwise ops (PyTorch's vectorized_elementwise_kernel: 128 threads x 8).
+// for the elementwise ops (PyTorch's vectorized_elementwise_kernel: 128 threads x 8). A
+// `copy` (one input, no template of its own: the cross-device templates' torch copies) takes
+// 512 elements a tile when strided (elementwise_kernel<128, 4>).
 //
 //   norms/softmax:  load_x ─> reduce (CUDA cores) ─> normalise ─> store_y
 //                   load_w (weights, reused by every row) ──────┘
@@ -28,6 +30,12 @@ struct MemoryBoundParams {
   // silu_mul only: false is eager PyTorch's `F.silu(g) * u`, two kernels: SiLU writes a
   // temporary that the multiply reads back (5 tensor passes instead of 3, two launches).
   bool fused = true;
+  // copy only (used by the cross-device templates for torch's copies, not a plan template):
+  // the copy's dimensions after TensorIterator merges the ones contiguous in both tensors.
+  // 1 is a contiguous copy (cudaMemcpyAsync's kernel: bandwidth-bound); more is PyTorch's
+  // non-vectorized elementwise_kernel<128, 4> (direct_copy_kernel_cuda) with an
+  // OffsetCalculator per operand, whose index arithmetic grows with the dimensions.
+  std::int64_t dims = 1;
 };
 
 // The template names this file provides.
