@@ -133,16 +133,16 @@ ShadedSpan add_fold_band(QCustomPlot& plot, const TimeFold& fold) {
 }
 
 BarItems add_bar(QCustomPlot& plot, const TimeFold& fold, const report::TimelineEvent& e, double row,
-                 const QColor& color) {
+                 const QColor& color, BarItems reuse) {
   const double from = fold.to_view(e.start_us), to = fold.to_view(e.end_us);
-  auto* bar = new QCPItemRect(&plot);
+  auto* bar = reuse.bar ? reuse.bar : new QCPItemRect(&plot);
   bar->topLeft->setCoords(from, row - kBarHalfHeight);
   bar->bottomRight->setCoords(to, row + kBarHalfHeight);
   bar->setBrush(color);
   bar->setPen(QPen(color.darker(150), 0));
   bar->setSelectable(false);
 
-  auto* label = new QCPItemText(&plot);
+  auto* label = reuse.label ? reuse.label : new QCPItemText(&plot);
   label->position->setCoords((from + to) / 2, row);
   const QString iteration = e.iteration >= 0 ? QStringLiteral(" %1").arg(e.iteration) : QString();
   label->setText(QString::fromStdString(e.action) + iteration);

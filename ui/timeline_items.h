@@ -68,9 +68,10 @@ struct BarItems {
   QCPItemRect* bar = nullptr;
   QCPItemText* label = nullptr;
 };
-// An event on the lane in row `row`.
+// An event on the lane in row `row`: drawn with `reuse`'s items where it has them (a
+// rebuild moves the bars it already has instead of making new ones), else new items.
 BarItems add_bar(QCustomPlot& plot, const TimeFold& fold, const report::TimelineEvent& event, double row,
-                 const QColor& color);
+                 const QColor& color, BarItems reuse = {});
 
 // A fused kernel's (ag_gemm, gemm_rs, ulysses_attention) Net lane: the collective stages of
 // one link, the busiest, that start before `until_us` (the SM lanes' end), every run of a

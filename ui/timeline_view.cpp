@@ -223,12 +223,21 @@ void TimelineView::addBars() {
       if (a.resource == b.resource && a.start_us < b.end_us && b.start_us < a.end_us)
         overlapped_[i] = overlapped_[j] = true;
     }
-  for (const auto& e : events_) {
-    const BarItems items =
-        add_bar(*plot_, fold_, e, rowOf(e.resource), action_color(colour.at(e.action)));
+  // The bars of the last prediction move to this one's events; the ones left over go.
+  for (std::size_t i = 0; i < events_.size(); ++i) {
+    const auto& e = events_[i];
+    const BarItems reuse = i < bars_.size() ? BarItems{bars_[i], bar_labels_[i]} : BarItems{};
+    const BarItems items = add_bar(*plot_, fold_, e, rowOf(e.resource), action_color(colour.at(e.action)), reuse);
+    if (i < bars_.size()) continue;
     bars_.push_back(items.bar);
     bar_labels_.push_back(items.label);
   }
+  for (std::size_t i = events_.size(); i < bars_.size(); ++i) {
+    plot_->removeItem(bars_[i]);
+    plot_->removeItem(bar_labels_[i]);
+  }
+  bars_.resize(std::min(bars_.size(), events_.size()));
+  bar_labels_.resize(bars_.size());
 }
 
 void TimelineView::addLinkStages() {
@@ -249,9 +258,8 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+// Everything but the bars, which addBars moves to the new events.
 void TimelineView::clearScene() {
-  for (auto* item : bars_) plot_->removeItem(item);
-  for (auto* item : bar_labels_) plot_->removeItem(item);
   for (auto* item : phase_rects_) plot_->removeItem(item);
   for (auto* item : phase_labels_) plot_->removeItem(item);
   for (auto* item : stage_bars_) plot_->removeItem(item);
@@ -260,8 +268,6 @@ void TimelineView::clearScene() {
   net_note_item_ = nullptr;
   stage_bars_.clear();
   stage_labels_.clear();
-  bars_.clear();
-  bar_labels_.clear();
   phase_rects_.clear();
   phase_labels_.clear();
   plot_->clearPlottables();
