@@ -7,6 +7,7 @@
 
 #include "tilesight/kernels/attention.h"
 #include "tilesight/kernels/plan_input.h"
+#include "tilesight/plan/plan_json.h"
 
 using namespace tilesight;
 using nlohmann::json;
@@ -172,15 +173,35 @@ TEST_CASE("decode folds the GQA group and splits the key loop", "[attention]") {
   CHECK(automatic.split_kv == 4);  // 32 tiles -> 128 target
 }
 
-TEST_CASE("fa3 takes the softmax off the PV chain and defaults to wgmma", "[attention]") {
+TEST_CASE("fa3 runs the chain per consumer warp group, two interleaved, and defaults to wgmma", "[attention]") {
+  // cuDNN's sm90 kernel (cudnn_sdpa_sass_d64.csv): each 64-row warp group waits on its QK^T,
+  // runs its softmax (the two groups' ex2 sections take turns at named barriers) and waits on
+  // its PV; its blocks take their next tile from a counter (one ATOMG.ADD per tile).
   json fa3 = kFa2;
   fa3["variant"] = "fa3";
   const auto p = parse(fa3);
   CHECK(p.mma == MmaInstruction::kWgmma);
   CHECK(p.warps == 12);
+  CHECK(p.block_m == 128);
   const auto prog = kernels::lift_attention(p);
-  CHECK(action(prog, "gemm_pv").deps == std::vector<std::size_t>{3, 2});
+  CHECK(action(prog, "gemm_pv").deps == std::vector<std::size_t>{5, 6, 2});
+  CHECK(prog.find_loop("kv")->chain_groups == 2);
+  CHECK(prog.find_loop("kv")->warp_serial_sfu);
   CHECK(prog.schedule.persistent);
+  CHECK(prog.schedule.dynamic);
+  CHECK(prog.schedule.head_per_tile);
+  const json j = plan::to_json(prog);
+  CHECK(j["loops"][0]["chain_groups"] == 2);
+  CHECK(j["schedule"]["dynamic"] == true);
+  auto back = plan::parse_tile_program(j);
+  REQUIRE(back);
+  CHECK(back->loops[0].chain_groups == 2);
+  CHECK(back->schedule.dynamic);
+  CHECK(back->schedule.head_per_tile);
+  // One warp group's rows: one chain.
+  auto one = p;
+  one.block_m = 64;
+  CHECK(kernels::lift_attention(one).find_loop("kv")->chain_groups == 1);
 }
 
 TEST_CASE("attention takes the compiler's registers for occupancy", "[attention]") {

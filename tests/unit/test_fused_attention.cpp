@@ -8,6 +8,7 @@
 #include "tilesight/cache/cache_model.h"
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/kernels/attention.h"
+#include "tilesight/model/evaluate.h"
 #include "tilesight/model/loop_analysis.h"
 #include "tilesight/model/resource_vector.h"
 #include "tilesight/model/tile_imbalance.h"
@@ -144,6 +145,88 @@ TEST_CASE("one warp per scheduler runs a softmax's CUDA-core and SFU work in tur
   prog.resources.warps = 4;
   prog.loops[0].warp_serial_sfu = false;
   CHECK(steady(1) == Approx(300e-9).epsilon(1e-6));
+}
+
+TEST_CASE("interleaved warp-group chains and a lone warp's softmax", "[attention][model]") {
+  // A 128-row tile whose two consumer warp groups each run the chain on 64 rows: QK^T 400 ns and
+  // PV 400 ns on the tensor cores, exp 300 ns on the SFU and 200 ns on the CUDA cores. With
+  // chain_groups 2 the SM's iteration lasts one group's chain: (400 + exp + 400) / 2, where the
+  // exp, run by one warp per scheduler (the groups' softmax sections take turns), lasts the
+  // profile's lone_warp_softmax_sfu_multiple x its SFU time (2.9 x 300 = 870 ns) -> 835 ns;
+  // unmeasured (0), its CUDA-core plus SFU time (500) -> 650 ns; with one chain, the tensor
+  // cores' 800 ns bound a 12-warp tile (3 warps per scheduler: max(200, 300)) -> 1100 ns chain.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.cuda_fp32_flops_per_s = 64e12;
+  hw.sfu_ops_per_s = 4e12;
+  hw.tensor_core.flops_per_s[DType::kBF16] = 800e12;
+  hw.lone_warp_softmax_sfu_multiple = 2.9;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.loops = {{"kv", 10, 1, ""}};
+  prog.loops[0].warp_serial_sfu = true;
+  prog.loops[0].chain_groups = 2;
+  const double tc = 800e12 / 132;
+  prog.actions = {{.name = "gemm_qk", .op = plan::OpKind::kMmaTc, .flops = 400e-9 * tc, .loop = "kv"},
+                  {.name = "exp", .op = plan::OpKind::kExp, .flops = 200e-9 * rates.cuda_flops,
+                   .sfu_ops = 300e-9 * rates.sfu_ops, .deps = {0}, .loop = "kv", .dtype = DType::kFP32},
+                  {.name = "gemm_pv", .op = plan::OpKind::kMmaTc, .flops = 400e-9 * tc, .deps = {1}, .loop = "kv"}};
+  prog.resources.warps = 12;
+  const cache::CacheTraffic traffic;
+  auto steady = [&]() {
+    model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates, .resident = 1};
+    return model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady;
+  };
+  CHECK(steady() == Approx((400e-9 + 870e-9 + 400e-9) / 2).epsilon(1e-6));
+  hw.lone_warp_softmax_sfu_multiple = 0;
+  CHECK(steady() == Approx(800e-9).epsilon(1e-6));  // (400 + 500 + 400) / 2 = 650 < tensor 800
+  prog.loops[0].chain_groups = 1;
+  CHECK(steady() == Approx(1100e-9).epsilon(1e-6));
+}
+
+TEST_CASE("a persistent grid fed by a tile counter is list-scheduled", "[imbalance]") {
+  // Two slots, tiles of 4, 1, 1, 1, 1 key blocks: round-robin over the slots gives 4+1+1 = 6,
+  // a counter hands each next tile to the first free block, 4 (as a plain launch).
+  plan::TileProgram prog;
+  prog.grid.dims = {{"q_block", 5}};
+  prog.loops = {{"kv", 2, 1, ""}};
+  prog.loops[0].trips_dim = "q_block";
+  prog.loops[0].trips = {4, 1, 1, 1, 1};
+  prog.schedule.persistent = true;
+  const double mean = model::list_schedule_makespan({2, 2, 2, 2, 2}, 2, true);  // 6
+  CHECK(model::tile_imbalance(prog, 2) == Approx(6.0 / mean));
+  prog.schedule.dynamic = true;
+  CHECK(model::tile_imbalance(prog, 2) == Approx(4.0 / model::list_schedule_makespan({2, 2, 2, 2, 2}, 2, false)));
+}
+
+TEST_CASE("a persistent kernel that reloads its tile's head waits for it every round", "[attention][model]") {
+  // cuDNN's consumers release Q's buffer only after a tile's loop (TileSchedule::head_per_tile):
+  // 33 heads x 4 query blocks of 128 at 512 tokens are 132 tiles per batch element, one round
+  // of the 132 persistent blocks each. The first round's Q load is the prologue's; every
+  // further round waits one stage round trip (600 ns) plus Q's 32 KiB at the SM's fill rate
+  // (198 GB/s: 165.5 ns) again, and the tile index's handoff from the counter (a block
+  // reduction, 232 ns). No power limit here: one clock for all runs.
+  auto loaded = hw::load_profile("h200");
+  REQUIRE(loaded);
+  hw::HardwareSpec hw = *loaded;
+  hw.power.sustained_fraction = 1.0;
+  auto extra = [&](std::int64_t batch) {
+    auto p = kernels::parse_attention_params(json{{"batch", batch}, {"heads", 33}, {"seq_q", 512}, {"seq_kv", 512},
+                                                  {"head_dim", 128}, {"variant", "fa3"}});
+    REQUIRE(p);
+    auto prog = kernels::lift_attention(*p);
+    REQUIRE(prog.schedule.head_per_tile);
+    const auto with = model::evaluate(prog, hw);
+    prog.schedule.head_per_tile = false;
+    const auto without = model::evaluate(prog, hw);
+    REQUIRE(with);
+    REQUIRE(without);
+    return with->latency_us - without->latency_us;
+  };
+  const double refill_us = 0.6 + 32768 / 198e9 * 1e6 + 0.232;
+  CHECK(extra(1) == Approx(0).margin(1e-9));
+  CHECK(extra(2) == Approx(refill_us).epsilon(1e-6));
+  CHECK(extra(3) == Approx(2 * refill_us).epsilon(1e-6));
 }
 
 TEST_CASE("Triton's attention loop charges the CUDA-core work ncu counts", "[attention]") {

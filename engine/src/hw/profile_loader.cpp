@@ -49,7 +49,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 22> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 23> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -72,6 +72,8 @@ constexpr std::array<Field<HardwareSpec>, 22> kTopFields{{
     {"dirty_l2_bytes", &HardwareSpec::dirty_l2_bytes, kOptionalNonNegative},
     {"block_reduce_ns", &HardwareSpec::block_reduce_ns, kOptionalNonNegative},
     {"lsu_instruction_cycles", &HardwareSpec::lsu_instruction_cycles, kOptionalNonNegative},
+    {"lone_warp_softmax_sfu_multiple", &HardwareSpec::lone_warp_softmax_sfu_multiple,
+     kOptionalNonNegative},
 }};
 
 constexpr std::array<Field<SmLimits>, 10> kLimitFields{{
@@ -381,7 +383,8 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "l1_lines_per_clk",
                        "dirty_l2_bytes",
                        "block_reduce_ns",
-                       "lsu_instruction_cycles"});
+                       "lsu_instruction_cycles",
+                       "lone_warp_softmax_sfu_multiple"});
   read_identity(root, spec, errors);
   LeafReader leaves{read_default_source(root, errors), spec, errors};
   for (const auto& f : kTopFields) leaves.read(doc, "", f.key, spec.*(f.member), f.rule);

@@ -135,16 +135,14 @@ double wgmma_softmax_extra_flops(const AttentionParams& p, double exp_copies) {
 // row), then O += PV. Per-execution costs; bm is the tile's allocated rows: tensor cores
 // compute the whole padded tile even where a decode tile has fewer useful rows.
 void lift_kv_loop(const AttentionParams& p, TileProgram& prog) {
-  const bool fa3 = p.variant == "fa3";
   const double in_b = dtype_bytes(p.dtype), bm = d(p.block_m), bn = d(p.block_n),
                hd = d(p.head_dim);
   const double scores = bm * bn, k_bytes = bn * hd * in_b, q_bytes = bm * hd * in_b;
-  // fa3 ping-pong (FA3 §3.1): while one consumer warp group runs its softmax, the other's
-  // GEMMs use the tensor cores, so PV of the tile waits only for S and V, not for the
-  // softmax chain; the softmax still costs its CUDA-core and SFU time (resource vector,
-  // eq. 4). fa2 runs the chain in order: PV waits for exp and rescale.
-  const std::vector<std::size_t> pv_deps =
-      fa3 ? std::vector<std::size_t>{3, 2} : std::vector<std::size_t>{5, 6, 2};
+  // Every warp runs the chain in order: PV waits for exp and rescale. fa2 without warp
+  // specialisation; fa3 as cuDNN's sm90 kernel does it (cudnn_sdpa_sass_d64.csv: each consumer
+  // warp group waits on its QK^T at once, runs its softmax, then issues PV and waits on it): the
+  // ping-pong is between its two warp groups (Loop::chain_groups), not inside one.
+  const std::vector<std::size_t> pv_deps = {5, 6, 2};
   auto mma = [&](const char* name, std::vector<std::string> ops, double bytes, std::vector<std::size_t> deps) {
     return TileAction{.name = name, .op = OpKind::kMmaTc, .operands = std::move(ops), .flops = 2.0 * scores * hd,
                       .bytes = bytes, .deps = std::move(deps), .result_level = Placement::kRegister, .loop = "kv",
@@ -259,7 +257,13 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
   // overlapped chain is 1.4-1.6x fast (docs/attention-model.md).
   prog.loops[0].overlap_resident = p.variant != "fa2";
   prog.loops[0].producer_warps = p.variant != "fa2";
-  prog.loops[0].warp_serial_sfu = triton_softmax(p);
+  // fa3 (cuDNN sm90): each consumer warp group of 64 rows runs the chain on its rows, the two
+  // chains interleaved, and named barriers let one group's softmax run at a time (one warp per
+  // scheduler): cudnn_sdpa_sass_d64.csv, BAR.SYNC 0x4/0x5 around the ex2 section.
+  if (p.variant == "fa3")
+    prog.loops[0].chain_groups =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(p.block_m / 64, (p.warps - 4) / 4));
+  prog.loops[0].warp_serial_sfu = triton_softmax(p) || prog.loops[0].chain_groups > 1;
   // Causal tiles differ in length: the block scheduler's makespan sees each one (waves).
   if (const auto trips = attention_kv_blocks_per_q_block(p);
       p.split_kv == 1 && trips.size() > 1 && trips.front() != trips.back()) {
@@ -284,7 +288,15 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
   // scheduler walks the query blocks of a head first, then heads, then batches (FA3's
   // StaticPersistentTileScheduler splits the tile index m-block first): the grid's last dim
   // fastest, raster n, so the CTAs in flight share their head's K/V.
-  prog.schedule = {.persistent = p.variant == "fa3" || p.variant == "fa4", .raster = plan::Raster::kN};
+  // fa3's blocks take their next tile from a global counter (cuDNN: one ATOMG.ADD per tile in
+  // cudnn_sdpa_sass_d64.csv): the causal grid's unequal tiles go to whichever block frees first.
+  // Its consumers release Q's buffer only after a tile's loop, so each tile waits for its Q
+  // load (head_per_tile); the code outside the loop holds 2.3% of the consumers' samples at 32
+  // key blocks a tile (0.9 us a tile at d 64, 1.2 at d 128).
+  prog.schedule = {.persistent = p.variant == "fa3" || p.variant == "fa4",
+                   .dynamic = p.variant == "fa3",
+                   .head_per_tile = p.variant == "fa3",
+                   .raster = plan::Raster::kN};
   prog.resources = {attention_smem_bytes(p), attention_registers_per_thread(p), p.warps};
   return prog;
 }

@@ -34,8 +34,16 @@ std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx)
     BodyItem item{.name = a.name, .action_indices = {i}};
     item.u = resource_vector(a, ctx.hw, ctx.rates, ctx.traffic);
     item.duration = item.u.max();
-    if (loop.warp_serial_sfu && warps_per_scheduler(ctx) < 2)
+    // One warp per scheduler runs the softmax: its tile alone (fewer warps than two per
+    // scheduler), or warp groups whose softmax sections take turns (Loop::chain_groups).
+    if (loop.warp_serial_sfu && (warps_per_scheduler(ctx) < 2 || loop.chain_groups > 1)) {
       item.duration = std::max(item.duration, item.u[Resource::kCuda] + item.u[Resource::kSfu]);
+      // hw_profiles/calibrate/lone_warp_softmax.cu: such a warp's softmax lasts a measured
+      // multiple of its exps' SFU time (latency-bound issue of dependent instructions).
+      if (a.op == plan::OpKind::kExp && loop.chain_groups > 1)
+        item.duration =
+            std::max(item.duration, ctx.hw.lone_warp_softmax_sfu_multiple * item.u[Resource::kSfu]);
+    }
     item.is_load = a.op == plan::OpKind::kLoad;
     item.prefetched = item.is_load && loop.stages > 1 && !a.via_registers;
     item.latency = load_latency_s(a, ctx.hw, ctx.traffic);
@@ -187,7 +195,10 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   const ActionDag dag = item_dag(out.items, ctx.program);
   const double inter = static_cast<double>(std::max<std::int64_t>(interleave, 1));
   // Resident tiles whose chains take turns (Loop::overlap_resident) divide nothing.
-  const double chain_inter = loop.overlap_resident ? inter : 1.0;
+  // Consumer warp groups each running the chain on their share of the rows interleave as
+  // resident tiles do (Loop::chain_groups).
+  const double groups = static_cast<double>(std::max<std::int64_t>(loop.chain_groups, 1));
+  const double chain_inter = (loop.overlap_resident ? inter : 1.0) * groups;
   bool loads_on_chain = false;  // some load waits in the chain (nothing prefetches it)
   for (const auto& it : out.items) loads_on_chain |= it.is_load && !it.prefetched;
 

@@ -39,7 +39,8 @@ double tile_imbalance(const plan::TileProgram& p, std::int64_t slots) {
   std::vector<double> real(static_cast<std::size_t>(tiles)), mean(real.size(), static_cast<double>(loop->trip_count));
   for (std::int64_t t = 0; t < tiles; ++t)
     real[static_cast<std::size_t>(t)] = static_cast<double>(loop->trips[static_cast<std::size_t>((t / stride) % extent)]);
-  const bool persistent = p.schedule.persistent;
+  // A persistent grid that takes its tiles from a counter is list-scheduled as a plain launch.
+  const bool persistent = p.schedule.persistent && !p.schedule.dynamic;
   const double balanced = list_schedule_makespan(mean, slots, persistent);
   return balanced > 0 ? list_schedule_makespan(real, slots, persistent) / balanced : 1.0;
 }

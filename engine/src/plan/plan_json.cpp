@@ -134,7 +134,8 @@ TensorAccess parse_access(const json& obj, const std::string& path, Errors& erro
 Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
   r.reject_unknown({"name", "trip_count", "stages", "parent", "trips_along", "overlap_resident",
-                    "register_loads", "producer_warps", "warp_serial_sfu"});
+                    "register_loads", "producer_warps", "warp_serial_sfu",
+                    "chain_groups"});
   Loop l;
   l.name = r.string("name").value_or("");
   l.trip_count = r.integer("trip_count", 1, kMaxExtent).value_or(1);
@@ -144,6 +145,7 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   l.register_loads = r.boolean("register_loads", false).value_or(false);
   l.producer_warps = r.boolean("producer_warps", false).value_or(false);
   l.warp_serial_sfu = r.boolean("warp_serial_sfu", false).value_or(false);
+  l.chain_groups = r.integer("chain_groups", 1, 16, 1).value_or(1);
   if (const json* along = r.object("trips_along", false)) {
     FieldReader t{*along, r.field_path("trips_along"), errors};
     t.reject_unknown({"dim", "trips"});
@@ -294,10 +296,12 @@ json action_json(const TileProgram& p, const TileAction& a) {
 
 TileSchedule parse_schedule(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"persistent", "epilogue_overlap", "raster"});
+  r.reject_unknown({"persistent", "epilogue_overlap", "dynamic", "head_per_tile", "raster"});
   TileSchedule s;
   s.persistent = r.boolean("persistent", false).value_or(false);
   s.epilogue_overlap = r.boolean("epilogue_overlap", false).value_or(false);
+  s.dynamic = r.boolean("dynamic", false).value_or(false);
+  s.head_per_tile = r.boolean("head_per_tile", false).value_or(false);
   const std::string raster = r.string("raster", "m").value_or("m");
   if (raster == "n") s.raster = Raster::kN;
   else if (raster != "m") errors.push_back({r.field_path("raster"), "unknown raster \"" + raster + "\"; known: m, n"});
@@ -367,6 +371,7 @@ json to_json(const TileProgram& p) {
     if (l.register_loads) jl["register_loads"] = true;
     if (l.producer_warps) jl["producer_warps"] = true;
     if (l.warp_serial_sfu) jl["warp_serial_sfu"] = true;
+    if (l.chain_groups > 1) jl["chain_groups"] = l.chain_groups;
     j["loops"].push_back(jl);
   }
   j["actions"] = json::array();
@@ -377,6 +382,8 @@ json to_json(const TileProgram& p) {
   if (p.schedule.persistent || p.schedule.epilogue_overlap)
     j["schedule"] = {{"persistent", p.schedule.persistent},
                      {"epilogue_overlap", p.schedule.epilogue_overlap},
+                     {"dynamic", p.schedule.dynamic},
+                     {"head_per_tile", p.schedule.head_per_tile},
                      {"raster", p.schedule.raster == Raster::kN ? "n" : "m"}};
   if (p.launches != 1) j["launches"] = p.launches;
   return j;

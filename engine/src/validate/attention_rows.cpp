@@ -50,7 +50,10 @@ std::string map_cudnn(const std::map<std::string, std::string>& cells, nlohmann:
   const bool hopper = m[2].str() == "wgmma";
   params["variant"] = hopper ? "fa3" : "fa2";
   params["mma"] = hopper ? "wgmma" : "mma_sync";  // sm80 wmma: the mma.sync family
-  params["block_m"] = std::stoll(m[3].str());
+  // The name's tile is one warp group's (wgmma m64): the sm90 kernel's block holds two consumer
+  // groups on one 128-row query block, each K/V tile loaded once for both (its SASS: one TMA
+  // load per key block per block, tests/validation/h200/cudnn_sdpa_sass_d64.csv).
+  params["block_m"] = (hopper ? 2 : 1) * std::stoll(m[3].str());
   params["block_n"] = std::stoll(m[4].str());
   params["warps"] = hopper ? 12 : std::stoll(m[5].str()) * std::stoll(m[6].str());
   if (kernels.find('|') != std::string::npos) {

@@ -128,7 +128,7 @@ std::string size_band(double bytes) {
 }
 
 nlohmann::json cudnn_attention_params() {
-  return {{"variant", "fa3"}, {"mma", "wgmma"}, {"block_m", 64}, {"block_n", 128}, {"warps", 12}};
+  return {{"variant", "fa3"}, {"mma", "wgmma"}, {"block_m", 128}, {"block_n", 128}, {"warps", 12}};
 }
 
 nlohmann::json cublas_tile_params() {

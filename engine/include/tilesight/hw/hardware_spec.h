@@ -118,6 +118,10 @@ struct HardwareSpec {
   // A block-wide reduction through shared memory (warp shuffles, two barrier phases; 256
   // threads): the latency of warps exchanging values. 0: not measured.
   double block_reduce_ns = 0;
+  // The online softmax of a warp group's score tile run by one warp per scheduler (a warp alone
+  // on its scheduler issues the row max, scale-subtract, ex2, sum and pack of each score in
+  // turn): its duration over its exps' SFU time. 0: not measured (then its CUDA-core plus SFU time).
+  double lone_warp_softmax_sfu_multiple = 0;
   double lsu_instruction_cycles = 0;
 
   // Where each number came from, keyed by the JSON path in the profile:

@@ -4,7 +4,8 @@
 // them (attention_README.md: FA2's 8 x 32 causal grid at 1024 tokens takes as long as the
 // non-causal one). The block scheduler is list scheduling in launch order over
 // SMs x resident slots: a plain launch hands the next block to the first slot that frees, a
-// persistent kernel walks tiles c, c + slots, ... in slot c.
+// persistent kernel walks tiles c, c + slots, ... in slot c, unless it takes them from a
+// counter (TileSchedule::dynamic).
 #pragma once
 
 #include <cstdint>

@@ -158,6 +158,13 @@ struct Loop {
   // instructions per 32 scores beside ex2's 8 cycles of the SFU; a 4-warp tile alone on an SM
   // runs its iteration 0.2-0.7 us past the chain that overlaps them.
   bool warp_serial_sfu = false;
+  // Consumer warp groups that each run the whole chain on their share of the tile's rows, their
+  // chains interleaved (cuDNN's sm90 SDPA kernel: two warp groups of 64 rows each wait on their
+  // QK^T, run the softmax and wait on their PV in turn, and named barriers let one group's
+  // softmax run while the other's GEMMs do, tests/validation/h200/cudnn_sdpa_sass_d64.csv). The
+  // SM's iteration then lasts one group's chain (the tile's / chain_groups), and with
+  // warp_serial_sfu the softmax runs one warp per scheduler at a time.
+  std::int64_t chain_groups = 1;
 };
 
 // How blocks map to tiles. A persistent kernel launches one block per resident slot and each
@@ -169,6 +176,15 @@ enum class Raster { kM, kN };
 struct TileSchedule {
   bool persistent = false;
   bool epilogue_overlap = false;
+  // persistent: each block takes its next tile from a global counter (one atomic add per tile,
+  // cuDNN's sm90 SDPA kernel: tests/validation/h200/cudnn_sdpa_sass_d64.csv), so the tiles are
+  // list-scheduled on whichever block frees first, not dealt out round-robin.
+  bool dynamic = false;
+  // persistent: each tile loads its head operands (the tile-body loads before the loops, e.g.
+  // attention's Q) into a buffer the previous tile releases only at its end, so every round
+  // of tiles waits for them again (cuDNN's sm90 SDPA kernel: the consumers release Q after the
+  // loop, cudnn_sdpa_sass_d64.csv), not only the first.
+  bool head_per_tile = false;
   Raster raster = Raster::kM;  // persistent: consecutive tiles walk down M (kM) or along N
 };
 

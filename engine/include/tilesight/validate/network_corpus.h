@@ -49,7 +49,8 @@ nlohmann::json cublas_tile_params();
 // times for the same local problem, not FLASH_ATTENTION's (1 x 16 heads x 16384, head dim
 // 128: 3376 us measured; cuDNN 3593, FlashAttention-2 6262 in tests/validation/h200/
 // attention_sdpa.csv), whose kernel is sm90_flash_fprop_wgmma 64x128, 4x1x1: read as
-// validate/attention_rows.cpp reads it (fa3, wgmma, 64 x 128 tiles, 12 warps).
+// validate/attention_rows.cpp reads it (fa3, wgmma, 128 x 128 blocks of two 64-row warp
+// groups, 12 warps).
 nlohmann::json cudnn_attention_params();
 
 // Reads the corpus; rows become plans on `hardware` (a system profile); `group` holds the
