@@ -3,18 +3,13 @@
 // per-problem table and the worst rows (VALIDATION.md). With thresholds it
 // exits 3 when accuracy is worse than them, which is how the accuracy tests guard regressions.
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 #include <iostream>
-#include <map>
 
 #include "cli_commands.h"
 #include "tilesight/hw/profile_loader.h"
-#include "tilesight/kernels/plan_input.h"
-#include "tilesight/model/evaluate.h"
 #include "tilesight/validate/corpus.h"
 #include "tilesight/validate/corpus_report.h"
-#include "tilesight/validate/metrics.h"
 #include "tilesight/validate/network_corpus.h"
 
 namespace tilesight::cli {

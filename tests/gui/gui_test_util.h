@@ -4,15 +4,25 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
+#include "ui/main_window.h"
 #include "ui/plan_document.h"
 #include "ui/plan_session.h"
 
 namespace tilesight::ui::test {
 
 constexpr int kTimeoutMs = 20000;
+
+// A main window that keeps nothing in QSettings and never blocks on unsaved work: asked what
+// to do with it, it discards it.
+inline std::unique_ptr<MainWindow> quiet_window() {
+  auto window = std::make_unique<MainWindow>(MainWindowOptions{.persist = false});
+  window->setUnsavedPrompt([](const QString&) { return QMessageBox::Discard; });
+  return window;
+}
 
 inline QString example_path(const char* name = "gemm_h200.json") {
   const auto dir = default_plan_path();

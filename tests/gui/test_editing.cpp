@@ -41,8 +41,7 @@ class EditingTest : public QObject {
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
   void init() {
-    window_ = std::make_unique<MainWindow>(MainWindowOptions{.persist = false});
-    window_->setUnsavedPrompt([](const QString&) { return QMessageBox::Discard; });  // never block
+    window_ = test::quiet_window();
     window_->resize(1400, 900);
     window_->show();
     test::ResultWaiter wait(session());

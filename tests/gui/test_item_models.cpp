@@ -55,8 +55,7 @@ class ItemModelTest : public QObject {
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
   void init() {
-    window_ = std::make_unique<MainWindow>(MainWindowOptions{.persist = false});
-    window_->setUnsavedPrompt([](const QString&) { return QMessageBox::Discard; });  // never block
+    window_ = test::quiet_window();
     test::ResultWaiter waiter(session());
     session().open(test::example(), test::example_path());
     QVERIFY(waiter.waitReady());

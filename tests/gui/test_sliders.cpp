@@ -24,8 +24,7 @@ class SliderTest : public QObject {
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
   void init() {
-    window_ = std::make_unique<MainWindow>(MainWindowOptions{.persist = false});
-    window_->setUnsavedPrompt([](const QString&) { return QMessageBox::Discard; });  // never block
+    window_ = test::quiet_window();
     test::ResultWaiter waiter(session());
     session().open(test::example(), test::example_path());  // 4096^3 bf16, 128x128x64, 3 stages, 8 warps
     QVERIFY(waiter.waitReady());

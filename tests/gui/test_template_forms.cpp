@@ -47,8 +47,7 @@ class TemplateFormsTest : public QObject {
  private slots:
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
   void init() {
-    window_ = std::make_unique<MainWindow>(MainWindowOptions{.persist = false});
-    window_->setUnsavedPrompt([](const QString&) { return QMessageBox::Discard; });
+    window_ = test::quiet_window();
   }
   void cleanup() { window_.reset(); }
 

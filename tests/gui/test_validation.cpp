@@ -60,8 +60,7 @@ class ValidationTest : public QObject {
     QVERIFY(dir_.isValid());
   }
   void init() {
-    window_ = std::make_unique<MainWindow>(MainWindowOptions{.persist = false});
-    window_->setUnsavedPrompt([](const QString&) { return QMessageBox::Discard; });  // never block
+    window_ = test::quiet_window();
   }
   void cleanup() { window_.reset(); }
 

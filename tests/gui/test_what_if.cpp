@@ -42,8 +42,7 @@ class WhatIfTest : public QObject {
  private slots:
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
   void init() {
-    window_ = std::make_unique<MainWindow>(MainWindowOptions{.persist = false});
-    window_->setUnsavedPrompt([](const QString&) { return QMessageBox::Discard; });  // never block
+    window_ = test::quiet_window();
   }
   void cleanup() { window_.reset(); }
 
