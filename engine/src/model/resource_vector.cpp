@@ -22,15 +22,17 @@ double seconds(double amount, double rate) { return amount > 0 && rate > 0 ? amo
 // profile's SMEM rate, so it is busy as if 2 x 512 bytes moved per 32 elements.
 //
 // Where the profile measured the path (l1_sectors.cu, l1_rows.cu) and the load names its
-// lanes' sectors, each warp load instruction costs max(lsu_instruction_cycles, lane_sectors /
-// l1_sectors_per_clk, lane_lines / l1_lines_per_clk) cycles and its st.shared one more; a
-// cycle of the path is 128 bytes at the SMEM rate.
+// lanes' sectors, each warp load instruction and its st.shared cost max(lsu_instruction_cycles,
+// lane_sectors / l1_sectors_per_clk, lane_lines / l1_lines_per_clk + 1) cycles: the first two
+// were measured on load + st.shared pairs, the line rate on the loads alone (l1_rows.cu: the
+// pair's 16.9 cycles less the st.shared's one). A cycle of the path is 128 bytes at the SMEM
+// rate.
 double register_staged_lsu_bytes(const plan::TileAction& a, const hw::HardwareSpec& hw) {
   const double instructions = a.bytes / dtype_bytes(a.dtype) / 32.0;
   if (a.lane_sectors > 0 && hw.l1_sectors_per_clk > 0 && hw.lsu_instruction_cycles > 0) {
-    double load_cycles = std::max(hw.lsu_instruction_cycles, a.lane_sectors / hw.l1_sectors_per_clk);
-    if (a.lane_lines > 0 && hw.l1_lines_per_clk > 0) load_cycles = std::max(load_cycles, a.lane_lines / hw.l1_lines_per_clk);
-    return instructions * (load_cycles + 1.0) * 128.0;
+    double pair_cycles = std::max(hw.lsu_instruction_cycles, a.lane_sectors / hw.l1_sectors_per_clk);
+    if (a.lane_lines > 0 && hw.l1_lines_per_clk > 0) pair_cycles = std::max(pair_cycles, a.lane_lines / hw.l1_lines_per_clk + 1.0);
+    return instructions * pair_cycles * 128.0;
   }
   return 2.0 * 512.0 * instructions;
 }
