@@ -49,7 +49,8 @@ nlohmann::json tensors_json(const Prediction& p) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& t : p.tensors)
     arr.push_back({{"tensor", t.tensor}, {"requested_bytes", r6(t.requested_bytes)},
-                   {"dram_bytes", r6(t.dram_bytes)}, {"l2_hit_rate", r6(t.l2_hit_rate)}});
+                   {"dram_bytes", r6(t.dram_bytes)}, {"l2_hit_rate", r6(t.l2_hit_rate)},
+                   {"l2_merged_bytes", r6(t.l2_merged_bytes)}});
   return arr;
 }
 

@@ -66,6 +66,7 @@ struct TensorTraffic {
   double requested_bytes = 0;  // bytes the tiles ask for (all tiles, all iterations)
   double dram_bytes = 0;
   double l2_hit_rate = 0;
+  double l2_merged_bytes = 0;  // of the requested: merged with another SM's request before L2
 };
 
 // Predicted hit rate per tile of the grid (the GUI's cache heatmap): rows x cols over the
