@@ -21,66 +21,30 @@ Usage (repo root, 2-GPU machine):
   torchrun --nproc_per_node=2 tests/validation/h200x2/ulysses_timeline.py --out DIR
 """
 import argparse
-import json
 import os
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import collectives as C  # noqa: E402  (sets NCCL_NVLS_ENABLE=0 and the multicast switches)
+import timeline as T  # noqa: E402
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 ITERS = 3
-
-
-def activities_of_replay(fn):
-    """One replay of a graph of ITERS iterations of fn under the profiler: its kernels and
-    device memcpys (a contiguous copy_ may run as cudaMemcpyAsync), in start order."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fn()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(ITERS):
-            fn()
-    for _ in range(2):
-        g.replay()
-    torch.cuda.synchronize()
-    dist.barrier()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        g.replay()
-        torch.cuda.synchronize()
-    del g
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
-        path = f.name
-    prof.export_chrome_trace(path)
-    with open(path) as f:
-        ev = json.load(f)["traceEvents"]
-    os.unlink(path)
-    return sorted((e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy")), key=lambda e: e["ts"])
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    rank, n = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
-    dist.init_process_group("nccl", device_id=torch.device("cuda", torch.cuda.current_device()))
-    os.makedirs(args.out, exist_ok=True)
-    torch.manual_seed(rank)
+    rank, n = T.init(args.out)
     keys = ["heads", "seq", "head_dim", "causal"]
     sink = C.Sink(os.path.join(args.out, "ulysses_pieces.csv"), keys + ["mode", "time_us"], rank)
     tl = open(os.path.join(args.out, f"ulysses_timeline_r{rank}.csv"), "w")
-    tl.write("heads,seq,head_dim,causal,mode,rank,seq_no,cat,stream,kernel,grid,block,regs,smem,start_us,dur_us\n")
+    tl.write("heads,seq,head_dim,causal,mode,rank,seq_no,cat," + ",".join(T.ACTIVITY_COLUMNS) + "\n")
     dt = torch.bfloat16
     t_start = time.time()
     for (H, D, S, causal) in [(32, 128, 8192, False), (32, 128, 16384, False),
@@ -123,24 +87,17 @@ def main():
 
         for mode, fn in (("comm", comm_only), ("compute", attn), ("a2a", a2a_bare), ("copies", copies)):
             sink.row(mode=mode, time_us=round(C.timed_graph(fn), 3), **common)
-            ks = activities_of_replay(fn)
+            ks = T.replay_activities(fn, ITERS, cats=("kernel", "gpu_memcpy"))
             t0 = ks[0]["ts"] if ks else 0
             for i, e in enumerate(ks):
-                a = e.get("args", {})
-                name = e["name"].split("(")[0].replace(",", ";")[:120]
-                tl.write(f"{H},{S},{D},{int(causal)},{mode},{rank},{i},{e['cat']},{a.get('stream', '')},{name},"
-                         f"{'x'.join(str(x) for x in a.get('grid', []))},"
-                         f"{'x'.join(str(x) for x in a.get('block', []))},"
-                         f"{a.get('registers per thread', '')},{a.get('shared memory', '')},"
-                         f"{e['ts'] - t0:.3f},{e['dur']:.3f}\n")
+                tl.write(f"{H},{S},{D},{int(causal)},{mode},{rank},{i},{e['cat']},{T.activity_fields(e, t0)}\n")
             tl.flush()
         del qkv, qkv_t, o_heads, o_seq, send_in, tmp_out
         torch.cuda.empty_cache()
         if rank == 0:
             print(f"# H{H} S{S} D{D} causal {causal} done at {time.time() - t_start:.1f} s", file=sys.stderr, flush=True)
     tl.close()
-    dist.barrier()
-    dist.destroy_process_group()
+    T.finish()
 
 
 if __name__ == "__main__":
