@@ -160,14 +160,16 @@ TEST_CASE("fused compute-communication on two H200s stays within the recorded er
   // 2026-11-30: cuDNN's kernel as its SASS runs it (128-row blocks of two warp groups sharing
   // K/V, each group's chain in turn, each tile's Q refilled; docs/attention-model.md): 8K
   // tokens 851 us predicted (kernel) against that 811; Ulysses 10.8 -> 2.9%, wMAPE 10.5 -> 3.2%, all
-  // 6.3 -> 5.0%, wMAPE 7.1 -> 4.0%.
+  // 6.3 -> 5.0%, wMAPE 7.1 -> 4.0%. 2026-11-30: a reduce-scatter beside the GEMM runs slower
+  // by the GEMM's DRAM/L2 share (model/comm_contention.h, rs_contention.csv): gemm_rs stream
+  // 9.5 -> 8.1%, ag_gemm stream 2.4 -> 2.65%, all 4.97 -> 4.72%, wMAPE 3.98 -> 3.85%.
   const Scored s = score("fused.csv");
   REQUIRE(s.all.rows == 29);
   CHECK(s.bands.at("ag_gemm none").mape < 0.073);    // 6.2%
-  CHECK(s.bands.at("ag_gemm stream").mape < 0.035);  // 2.4%
+  CHECK(s.bands.at("ag_gemm stream").mape < 0.037);  // 2.65%
   CHECK(s.bands.at("gemm_rs none").mape < 0.045);    // 3.4%
-  CHECK(s.bands.at("gemm_rs stream").mape < 0.105);  // 9.4%
+  CHECK(s.bands.at("gemm_rs stream").mape < 0.091);  // 8.1%
   CHECK(s.bands.at("ulysses_attention none").mape < 0.040);  // 2.9%
-  CHECK(s.all.mape < 0.060);   // 5.0%
-  CHECK(s.all.wmape < 0.050);  // 4.0%
+  CHECK(s.all.mape < 0.058);   // 4.7%
+  CHECK(s.all.wmape < 0.049);  // 3.85%
 }

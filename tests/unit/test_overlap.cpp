@@ -228,3 +228,17 @@ TEST_CASE("stream overlap: NCCL's CTAs are the collective's channels unless comm
   CHECK(text(doc).find("take 8 SMs") != std::string::npos);
   CHECK(text(doc).find("1.06x slower") != std::string::npos);
 }
+
+TEST_CASE("a step beside compute runs comm_slowdown slower while the pieces run", "[net][overlap]") {
+  // Reduce-scatter order, pieces of 10, one step of 12, the step 1.5x slower beside compute:
+  //   SM  | 0-10 | 10-20 |
+  //   Net |       10 ............ 25.33 |  piece 1 runs 10-20: 10 / 1.5 = 6.67 of the step's
+  //   work done beside it, the other 5.33 alone after 20.
+  auto s = schedule_overlap({.comm = {12}, .compute = {10, 10}, .comm_first = false, .comm_slowdown = 1.5});
+  CHECK(s.comm[0].start == Approx(10));
+  CHECK(s.comm[0].end == Approx(20 + (12 - 10 / 1.5)));
+  CHECK(s.total == Approx(25.3333).epsilon(1e-4));
+  // All-gather order: the pieces after the step wait for it, so it runs alone (no slowdown).
+  auto g = schedule_overlap({.comm = {12}, .compute = {10, 10}, .comm_first = true, .comm_slowdown = 1.5});
+  CHECK(g.comm[0].end == Approx(12));
+}

@@ -80,16 +80,20 @@ TEST_CASE("a persistent GEMM on every SM lets NCCL in at its last round; many wa
 TEST_CASE("stream overlap with cuBLAS's persistent GEMM hides the all-gather under one round of tiles", "[net][overlap]") {
   // ag_gemm 8192^3 on h200x2: the own 4096-row piece (32 x 16 = 512 tiles of 128x256 on 132
   // CTAs: 4 rounds, 16 SMs idle in the last) lets NCCL's 24 all-gather CTAs in for its last
-  // quarter, 16 of 24 at once: 1/6 of a piece hidden; the other piece waits for the data.
+  // quarter, 16 of 24 at once: for 1/6 of a piece the all-gather runs beside it, slowed by the
+  // GEMM's DRAM/L2 traffic (model/comm_contention.h: between 1 and the 2.49x measured beside
+  // a saturated DRAM), so less than 1/6 of a piece is hidden; the other piece waits for the data.
   nlohmann::json params = validate::cublas_tile_params();
   params.update({{"M", 8192}, {"N", 8192}, {"K", 8192}, {"dtype", "bf16"}, {"devices", 2}, {"overlap", "stream"}});
   auto p = predict_distributed({{"kernel", "ag_gemm"}, {"hardware", "h200x2"}, {"params", params}}, "", {.timeline = false});
   REQUIRE(p.ok());
   const auto& n = p->network;
   CHECK(n.comm_sms == 24);
-  const double hidden = n.compute_us / 2 / 6;
+  const double beside = n.compute_us / 2 / 6;  // the span the two share
+  const double hidden = n.overlap_rate * n.comm_us;  // the all-gather's work done in it
   CHECK(p->latency_us == Approx(n.comm_us + n.compute_us + p->launch_overhead_us - hidden).epsilon(1e-6));
-  CHECK(n.overlap_rate == Approx(hidden / n.comm_us).epsilon(1e-6));
+  CHECK(beside / hidden > 1.0);
+  CHECK(beside / hidden < 2.49);
   CHECK(p->diagnosis.front().find("last round of tiles") != std::string::npos);
 }
 

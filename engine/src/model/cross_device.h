@@ -59,6 +59,7 @@ inline std::int64_t nccl_ctas(const kernels::CommFields& f, const net::Collectiv
 struct StreamPiece {
   double seconds = 0;
   StreamShare share;
+  double dram_share = 0, l2_share = 0;  // the piece's DRAM and L2 utilisation (busy / its time)
 };
 inline Result<StreamPiece> stream_piece(const plan::TileProgram& prog, const net::SystemSpec& system,
                                         std::int64_t comm_sms) {
@@ -68,7 +69,9 @@ inline Result<StreamPiece> stream_piece(const plan::TileProgram& prog, const net
       .seconds = kernel_seconds(*piece) + system.device.dependent_launch_us * 1e-6,
       .share = share_sms({.blocks = piece->blocks, .resident_per_sm = piece->resident_blocks_per_sm,
                           .persistent = prog.schedule.persistent, .block = prog.resources},
-                         comm_sms, system.device)};
+                         comm_sms, system.device),
+      .dram_share = piece->utilization[index(Resource::kDram)],
+      .l2_share = piece->utilization[index(Resource::kL2)]};
 }
 
 }  // namespace tilesight::model

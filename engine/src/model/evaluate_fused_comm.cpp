@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "cross_device.h"
+#include "tilesight/model/comm_contention.h"
 #include "tilesight/model/distributed.h"
 #include "tilesight/model/overlap.h"
 #include "tilesight/model/stream_share.h"
@@ -91,6 +92,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
     const bool stream = p.overlap == kernels::Overlap::kStream;
     double piece_s = gemm_s / static_cast<double>(n);
     // gemm_rs, stream with chunks: each chunk's own reduce-scatter, after it
+    double dram_share = 0, l2_share = 0;  // the piece's, for the collective beside it
     std::optional<net::CollectiveCost> chunk;
     net::CollectiveRequest part = request;
     if (stream && p.chunks > 0) {
@@ -105,6 +107,8 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
       if (!piece) return piece.errors();
       piece_s = piece->seconds;
       share = piece->share;
+      dram_share = piece->dram_share;
+      l2_share = piece->l2_share;
     }
     double step = steps_s / static_cast<double>(n - 1) + (stream ? comm->base_s : 0.0);
     double step_bytes = request.bytes / static_cast<double>(n);  // a ring step's shard
@@ -120,6 +124,8 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
     const double hbm_rate = 2.0 * step_bytes / std::max(step, 1e-12);
     in.compute_slowdown =
         stream ? stream_slowdown(share, system.device, hbm_rate, pred.utilization[index(Resource::kDram)]) : 1.0;
+    // The collective beside the GEMM shares its DRAM and L2 (model/comm_contention.h).
+    if (stream) in.comm_slowdown = comm_memory_slowdown(chunk ? part.bytes : request.bytes, dram_share, l2_share);
     // A persistent GEMM lets each step in only in its last round of tiles (model/stream_share.h).
     if (stream && share.sharing == SmSharing::kTail)
       in.tail.assign(in.compute.size(), piece_s * share.tail_fraction * share.tail_share);

@@ -45,9 +45,20 @@ OverlapSchedule schedule_overlap(const OverlapInput& in) {
   out.compute_alone = std::accumulate(in.compute.begin(), in.compute.end(), 0.0);
   const bool tail = !in.tail.empty();
   double net_free = 0, sm_free = 0;
+  // A step runs beside the pieces placed so far and, compute first, those still to come (they
+  // wait for no step: back to back from sm_free); comm first, the later pieces wait for it.
   auto post = [&](double start, double c) {
-    out.comm.push_back({start, start + c});
-    net_free = start + c;
+    double end = start + c;
+    if (in.comm_slowdown > 1) {
+      std::vector<Span> busy = out.compute;
+      const double rest = in.comm_first ? 0.0
+                                        : std::accumulate(in.compute.begin() + static_cast<std::ptrdiff_t>(out.compute.size()),
+                                                          in.compute.end(), 0.0);
+      if (rest > 0) busy.push_back({sm_free, sm_free + rest});
+      end = finish_time(start, c, busy, in.comm_slowdown);
+    }
+    out.comm.push_back({start, end});
+    net_free = end;
   };
   if (in.comm_first) {
     // The steps depend on nothing but each other; piece 0 is the local shard.

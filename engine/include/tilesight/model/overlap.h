@@ -9,7 +9,8 @@
 //   SM   | piece0  | piece1  | piece2  | piece3 |        (all-gather then GEMM)
 //
 // While Net is busy the compute runs `compute_slowdown` times slower (stream mode: NCCL's
-// kernels hold SMs and memory bandwidth).
+// kernels hold SMs and memory bandwidth), and while compute runs a step `comm_slowdown`
+// times slower (the compute's memory traffic).
 #pragma once
 
 #include <vector>
@@ -27,6 +28,11 @@ struct OverlapInput {
   std::vector<double> compute;  // piece times alone, seconds (n of them)
   bool comm_first = true;       // all-gather: piece k needs step k-1; else step k needs piece k
   double compute_slowdown = 1;  // >= 1, while a step runs
+  // >= 1: a step runs this much slower while compute runs beside it (stream: the compute's
+  // DRAM and L2 traffic, model/comm_contention.h): beside the pieces placed before it is
+  // posted and, compute first, the later pieces, which run back to back (comm first they wait
+  // for it).
+  double comm_slowdown = 1;
   // Stream beside a grid that holds every SM (model/stream_share.h, tail): a step gets SMs
   // only as the piece running when it is ready retires its CTAs, tail[k] seconds before piece
   // k ends (a piece and a step ready together: the piece's CTAs take the SMs first), or when
