@@ -111,15 +111,15 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
   }
 }
 
-TEST_CASE("wrapped rows of a tile wider than the tensor: each repeat a request, in flight by the burst rule",
-          "[cache][sdcm]") {
+TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest merged", "[cache][sdcm]") {
   // 16 x 2048 x 1024 bf16, 64 x 256 x 64 tiles: one row of 8 tiles, all reading the same
-  // 16 x 64 block of A per k-step (2 KiB) and asking for it 4 times each (64 rows wrapped
-  // modulo 16, in cp.async copies of their own). One partition, no skew, a window past every
-  // reuse. Per k-step the 32 requests of A's block: tile 0's first misses (cold), its 3
-  // repeats are followers 0-2 (0 looked up); then each tile's touch and 3 repeats are
-  // followers 4t-1 .. 4t+2 (4t looked up). So 9 lookups (1 miss, 8 hits), 1 DRAM read,
-  // 23 merged, 31 served by the fill in flight. B's blocks are each tile's own.
+  // 16 x 64 block of A per k-step (2 KiB, rows of 128 bytes) and asking for it 4 times each
+  // (64 rows wrapped modulo 16, in cp.async copies of their own). One CTA alone looks up one
+  // copy of such a row in four (ncu_wrapped.csv: 4, 8, 16 copies, 1, 2, 4 lookups per
+  // sector), so each tile's touch is looked up and its 3 copies merge. One partition, no skew,
+  // a window past every reuse: per k-step tile 0's touch misses (cold) and the other 7 are
+  // followers of its fill, the 1st and 5th looked up (burst rule). So 3 lookups (1 miss,
+  // 2 hits), 1 DRAM read, 5 + 8 x 3 = 29 merged, 7 served by the fill in flight.
   auto one = h200_like();
   one.l2.partitions = 1;
   const auto prog = kernels::lift_gemm(gemm(16, 2048, 1024, 64, 256, 1, 2, 4));
@@ -128,14 +128,58 @@ TEST_CASE("wrapped rows of a tile wider than the tensor: each repeat a request, 
   const auto& a = t.accesses[0];
   REQUIRE(a.tensor == "A");
   CHECK(a.requested_bytes == Approx(32 * block * steps));
+  CHECK(a.l2_lookup_bytes == Approx(3 * block * steps));
+  CHECK(a.l2_hit_bytes == Approx(2 * block * steps));
+  CHECK(a.l2_merged_bytes == Approx(29 * block * steps));
+  CHECK(a.l2_pending_bytes == Approx(7 * block * steps));
+  CHECK(a.dram_bytes == Approx(block * steps));
+  // Sixteen copies (256-row tiles, 8 tiles of 256 x 256): 4 looked up per tile, the 3 after
+  // its touch hits of its own fill (one CTA: 1 miss and 3 hits per sector).
+  const auto tall = kernels::lift_gemm(gemm(16, 2048, 1024, 256, 256, 1, 2, 8));
+  const auto u = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(tall, one);
+  CHECK(u.accesses[0].l2_lookup_bytes == Approx((3 + 8 * 3) * block * steps));
+  CHECK(u.accesses[0].l2_hit_bytes == Approx((2 + 8 * 3) * block * steps));
+  CHECK(u.accesses[0].dram_bytes == Approx(block * steps));
+  // Without a fill window the repeats stay inside the SM: only the clamped block is looked up.
+  const auto off = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 0.0}).analyze(prog, one);
+  CHECK(off.accesses[0].l2_lookup_bytes == Approx(8 * block * steps));
+}
+
+TEST_CASE("wrapped rows of part of a line: each copy a request, in flight by the burst rule", "[cache][sdcm]") {
+  // As above with BLOCK_K 32: rows of 64 bytes, whose copies the corpus's grids look up 0.3-0.66
+  // of (ncu l2_hit_corpus.csv), taken as all. Per k-step the 32 requests of A's 16 x 32 block:
+  // tile 0's first misses (cold), its 3 repeats are followers 0-2 (0 looked up); then each
+  // tile's touch and 3 repeats are followers 4t-1 .. 4t+2 (4t looked up). So 9 lookups (1 miss,
+  // 8 hits), 1 DRAM read, 23 merged, 31 served by the fill in flight.
+  auto one = h200_like();
+  one.l2.partitions = 1;
+  auto p = gemm(16, 2048, 1024, 64, 256, 1, 2, 4);
+  p.block_k = 32;
+  const auto t = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(kernels::lift_gemm(p), one);
+  const double block = 16.0 * 32 * 2, steps = 1024 / 32;
+  const auto& a = t.accesses[0];
+  CHECK(a.requested_bytes == Approx(32 * block * steps));
   CHECK(a.l2_lookup_bytes == Approx(9 * block * steps));
   CHECK(a.l2_hit_bytes == Approx(8 * block * steps));
   CHECK(a.l2_merged_bytes == Approx(23 * block * steps));
   CHECK(a.l2_pending_bytes == Approx(31 * block * steps));
   CHECK(a.dram_bytes == Approx(block * steps));
-  // Without a fill window the repeats stay inside the SM: only the clamped block is looked up.
-  const auto off = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 0.0}).analyze(prog, one);
-  CHECK(off.accesses[0].l2_lookup_bytes == Approx(8 * block * steps));
+}
+
+TEST_CASE("columns wrapped in copies of whole lines coalesce", "[cache][sdcm]") {
+  // 8192 x 64 x 4096 bf16, 64 x 256 tiles: B's 64-column rows (128 bytes) 4 times in each
+  // row of the tile; ncu (ncu_wrapped.csv, l2_hit_corpus.csv) looks each up once per tile.
+  // Every tile's B lookups are then the clamped block's, its other 3 copies merged.
+  auto one = h200_like();
+  one.l2.partitions = 1;
+  const auto prog = kernels::lift_gemm(gemm(8192, 64, 4096, 64, 256, 1, 2, 4));
+  const auto t = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(prog, one);
+  const auto& b = t.accesses[1];
+  REQUIRE(b.tensor == "B");
+  const double clamped = 128.0 * 64 * 4096 * 2;  // 128 tiles x the 64 x 4096 block
+  CHECK(b.requested_bytes == Approx(4 * clamped));
+  CHECK(b.l2_lookup_bytes <= clamped * (1 + 1e-9));
+  CHECK(b.l2_merged_bytes >= 3 * clamped * (1 - 1e-9));
 }
 
 TEST_CASE("cache model bookkeeping: lookups, hits and DRAM bytes add up", "[cache][sdcm]") {

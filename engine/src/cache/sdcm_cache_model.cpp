@@ -20,9 +20,7 @@ using detail::Tally;
 
 // Bytes of one tile footprint; clamped: only the part inside the tensor. A tile wider than
 // the tensor (16 rows of A under a 128-row tile, rows wrapped as Triton's tutorial does)
-// asks for the same rows again. Taken here as served inside the SM (load unit, L1), so only
-// the clamped block is looked up in L2: on the H200 corpus's skinny shapes that is closer on
-// average than counting every repeat as an L2 hit, though not everywhere (docs/cache-model.md).
+// asks for the same rows again; wrapped_copies says how many of those copies L2 looks up.
 double footprint_bytes(const plan::TileProgram& p, const plan::TensorAccess& a, bool clamped) {
   const plan::Tensor* t = p.find_tensor(a.tensor);
   double elems = 1;
@@ -34,13 +32,54 @@ double footprint_bytes(const plan::TileProgram& p, const plan::TensorAccess& a, 
   return elems * (t ? dtype_bytes(t->dtype) : 0.0);
 }
 
-// Requests of the block per touch of a tile wider than the tensor (the wrapped rows or
-// columns again, sdcm_tally.cpp): the unclamped footprint over the clamped one.
-std::int64_t wrapped_repeats(double request_bytes, double block_bytes) {
-  return block_bytes > 0 ? std::max<std::int64_t>(1, std::llround(request_bytes / block_bytes)) : 1;
+// Copies of the block per touch of a tile wider than the tensor (the wrapped rows or columns
+// again) and how many of them L2 looks up (sdcm_tally.cpp). Every copy leaves the SM
+// (ncu_wrapped.csv: the L1's LDGSTS sectors and the crossbar's returns count them all), not
+// every one is looked up. One-CTA launches of the corpus kernel (K 4096, BLOCK_K 32-128, 2-5
+// stages, 4 or 8 warps, all alike):
+//  - wrapped along a strided dim (A's rows under BLOCK_M > M: the copies sit in other warp
+//    instructions), one in merge_per_lookup is looked up, the first included: 4, 8, 16
+//    copies of a row give 1, 2, 4 lookups per sector (the burst rule's one in four). So
+//    too in the corpus's grids of many CTAs (16 x 4096, BLOCK_K 64-128: 1.0, 2.0-2.2 and
+//    4.0 lookups) where the row is whole lines; its 64-byte rows (BLOCK_K 32) there see 0.3-0.66
+//    of their copies looked up, more with more stages: taken as part-line copies (below);
+//  - wrapped along the contiguous dim in copies of whole lines (B's columns, N = 64 or 128
+//    under BLOCK_N 128 / 256: 2 or 4 copies of a 128-byte line) they coalesce: one lookup;
+//  - in copies of part of a line (N = 16 or 32: 32- or 64-byte rows) most are looked up
+//    (0.6-1.0 of them at BLOCK_N 64 and 128, 0.3 at 256): all taken as requests, followers
+//    of the block's run (sdcm_tally.cpp).
+struct Wrapped {
+  std::int64_t copies = 1, looked_up = 1;
+  bool part_lines = false;
+};
+
+Wrapped wrapped_copies(const plan::TileProgram& p, const plan::TensorAccess& a, double line_bytes,
+                       std::int64_t merge_per_lookup) {
+  Wrapped w;
+  const plan::Tensor* t = p.find_tensor(a.tensor);
+  if (!t || a.tile_shape.size() != t->shape.size()) return w;
+  const auto whole_lines = [&](std::int64_t elems) {
+    return line_bytes > 0 && std::fmod(static_cast<double>(elems) * dtype_bytes(t->dtype), line_bytes) == 0;
+  };
+  std::int64_t merging = 1, looked = 1;  // copies that merge one in merge_per_lookup; all looked up
+  const std::size_t last = t->shape.size() - 1;
+  for (std::size_t d = 0; d <= last; ++d) {
+    if (t->shape[d] <= 0 || a.tile_shape[d] <= t->shape[d]) continue;
+    const std::int64_t copies = (a.tile_shape[d] + t->shape[d] - 1) / t->shape[d];
+    w.copies *= copies;
+    if (d < last && whole_lines(a.tile_shape[last])) {
+      merging *= copies;
+    } else if (d < last || !whole_lines(t->shape[d])) {
+      looked *= copies;
+      w.part_lines = true;
+    }
+  }
+  const std::int64_t m = std::max<std::int64_t>(1, merge_per_lookup);
+  w.looked_up = (merging + m - 1) / m * looked;
+  return w;
 }
 
-std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p) {
+std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_bytes, std::int64_t merge_per_lookup) {
   std::vector<AccessPlan> plans;
   const double tiles = static_cast<double>(p.grid.tiles());
   for (const auto& a : p.accesses) {
@@ -49,7 +88,10 @@ std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p) {
                   .executions = static_cast<double>(p.executions_per_tile(a.loop))};
     ap.unique_bytes = std::min(static_cast<double>(ap.keys.count()), tiles) * ap.executions * ap.block_bytes;
     if (const plan::Tensor* t = p.find_tensor(a.tensor)) ap.unique_bytes = std::min(ap.unique_bytes, t->bytes());
-    ap.repeats = wrapped_repeats(ap.request_bytes, ap.block_bytes);
+    const Wrapped w = wrapped_copies(p, a, line_bytes, merge_per_lookup);
+    ap.copies = w.copies;
+    ap.repeats = w.looked_up;
+    ap.part_lines = w.part_lines;
     plans.push_back(std::move(ap));
   }
   return plans;
@@ -196,7 +238,7 @@ struct Prepared {
 };
 
 Prepared prepare(const plan::TileProgram& program, const hw::HardwareSpec& hw, const SdcmOptions& options) {
-  Prepared p{.spec = options.order.value_or(launch_order_spec(program)), .order = {}, .plans = plan_accesses(program),
+  Prepared p{.spec = options.order.value_or(launch_order_spec(program)), .order = {}, .plans = plan_accesses(program, hw.l2.line_bytes, options.merge_per_lookup),
              .lv = detail::levels_of(hw), .shape = {}};
   p.order = make_launch_order(p.spec);
   p.shape = stream_shape(program, hw, *p.order, p.plans, p.lv, options);
@@ -215,7 +257,7 @@ detail::MemoKey touches_key(const plan::TileProgram& program, const Prepared& p,
   for (const AccessPlan& ap : p.plans) {
     k.add(ap.access->tensor).add(ap.access->write).add(static_cast<std::int64_t>(ap.access->reuse_dims.size()));
     for (const auto& r : ap.access->reuse_dims) k.add(r);
-    k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.repeats);
+    k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.copies).add(ap.repeats).add(ap.part_lines);
     k.add(ap.access->revisit);
   }
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);

@@ -29,19 +29,23 @@ void add_sums(Tally::Sums& sums, const Outcome& o, double req) {
   sums.dram += req * std::max(0.0, 1 - o.near_hit - o.far_hit - o.merged);
 }
 
-// The repeats of a touch (a tile wider than the tensor asks for its wrapped rows again, in
-// copies of their own): followers of the block's current run, all at once. Triton's 16-byte
-// cp.async copies are cached in L2 only (PTX .cg), so unlike the `repeat` rows of
-// ncu_pending.csv (ld.global through L1: 4096 lookups for 65536 requested sectors) each
-// repeat is a request to L2; where the block was there it hits, where its fill is in flight
-// the burst rule applies (the first follower and every merge_per_lookup-th after it looked
-// up). Per request of the `repeats` - 1.
-Outcome repeat_outcome(Tally::Run& run, std::int64_t repeats, std::int64_t merge_per_lookup) {
+// The looked-up repeats of a touch (a tile wider than the tensor asks for its wrapped rows
+// again, in copies of their own; wrapped_copies, sdcm_cache_model.cpp, says how many reach a
+// lookup). Per request of the `repeats` - 1.
+//  - Copies of whole lines, the survivors of the merge: the block's own fill, issued by the
+//    same tile a moment before, is there or in flight, so each is a hit (a pending sector
+//    counts as one) and none merges further. One CTA (ncu_wrapped.csv), 16 copies of each row
+//    of A: 4 lookups per sector, 1 miss and 3 hits.
+//  - Copies of part of a line, which mostly reach a lookup by a rule not yet known: followers
+//    of the block's current run, all at once (hits where the block was there; where its fill
+//    is in flight, the burst rule's first follower and every merge_per_lookup-th after it).
+Outcome repeat_outcome(Tally::Run& run, std::int64_t repeats, bool part_lines, std::int64_t merge_per_lookup) {
+  const double in_flight = 1 - run.hit;
+  if (!part_lines) return {.near_hit = 1, .pending = in_flight};
   const std::int64_t n = repeats - 1, f = run.followers, m = merge_per_lookup;
   const auto looked = static_cast<double>((f + n + m - 1) / m - (f + m - 1) / m) / static_cast<double>(n);
   run.followers += n;
   run.until_lookup = (m - run.followers % m) % m;
-  const double in_flight = 1 - run.hit;
   return {.near_hit = run.hit + in_flight * looked, .pending = in_flight, .merged = in_flight * (1 - looked)};
 }
 
@@ -107,13 +111,16 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
   struct PerAccess {
     Tally::Run* runs;
     Tally::Sums* sums;
-    std::int64_t repeats;
+    std::int64_t copies, repeats;
+    bool part_lines;
   };
   std::vector<PerAccess> per(n);
   for (std::size_t a = 0; a < n; ++a)
     per[a] = {.runs = !t.runs.empty() && c.plans[a].block_bytes > 0 ? t.runs[a].data() : nullptr,
               .sums = &t.access[a],
-              .repeats = c.plans[a].repeats};
+              .copies = c.plans[a].copies,
+              .repeats = c.plans[a].repeats,
+              .part_lines = c.plans[a].part_lines};
   const bool maps = !t.count.empty();
   const auto groups = static_cast<std::size_t>(c.levels.groups);
   for (const Touch* touch = first; touch != last; ++touch) {
@@ -154,9 +161,10 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     Outcome rep;
     const bool repeats = pa.repeats > 1 && run;
     if (repeats) {
-      rep = repeat_outcome(*run, pa.repeats, t.merge_per_lookup);
+      rep = repeat_outcome(*run, pa.repeats, pa.part_lines, t.merge_per_lookup);
       add_sums(*pa.sums, rep, req[at] * static_cast<double>(pa.repeats - 1));
     }
+    if (run) pa.sums->merged += req[at] * static_cast<double>(pa.copies - pa.repeats);  // never looked up
     if (!maps) continue;
     const auto pos =
         static_cast<std::size_t>(t.offset[static_cast<std::size_t>(tc.sample)] + tc.pos % t.slots);

@@ -24,9 +24,12 @@ struct AccessPlan {
   double request_bytes = 0;  // what the tile's loads ask for: the whole tile shape
   double executions = 1;     // per tile
   double unique_bytes = 0;   // distinct bytes over the whole grid
-  // Requests of the block per touch: a tile wider than the tensor asks for the wrapped rows
-  // (columns) again, in copies of their own.
+  // A tile wider than the tensor asks for the wrapped rows (columns) again, in copies of
+  // their own: `copies` requests of the block per touch, of which `repeats` are looked up in
+  // L2 and the rest merge before a lookup (sdcm_cache_model.cpp, wrapped_copies).
+  std::int64_t copies = 1;
   std::int64_t repeats = 1;
+  bool part_lines = false;  // wrapped along the contiguous dim in copies of part of a line
 };
 
 // Hits and lookups per access (whole kernel) and, for the maps, per sampled position.

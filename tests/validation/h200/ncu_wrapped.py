@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""How the copies of a Triton GEMM tile wider than the tensor reach L2 (issues 3 and 5).
+
+The corpus kernel (triton_gemm_sweep.py, the tutorial matmul) wraps its row and column
+indices modulo M and N, so a tile wider than the tensor asks for the same rows (A, wrapped
+along its strided dim) or columns (B, wrapped along its contiguous dim) again. This script
+launches the corpus kernel on
+
+  single   one-tile grids (no other CTA shares the operand): M = 16 or 64 under BLOCK_M
+           64-256 (A's rows wrapped), N = 16, 32, 64 or 128 under BLOCK_N 64-256 (B's
+           columns wrapped), over BLOCK_K, stages and warps;
+  corpus   a few wrapped configs of the corpus (l2_hit_corpus.csv rows), many CTAs;
+
+under Nsight Compute (cold L2, --clock-control none), and reads per launch: the LDGSTS
+instructions and their L1TEX requests and sectors (bypass), the sectors L1TEX received from
+the crossbar, L2's tex read requests, sectors (lookups), lookup hits and misses, DRAM reads
+and the duration. Before profiling it compiles every config once without ncu and records the
+TTGIR blocked layout of the A and B copies (sizePerThread, threadsPerWarp, warpsPerCTA,
+order), so that each row says which copies share a warp instruction.
+
+  python3 tests/validation/h200/ncu_wrapped.py --out DIR     (on the H200, ~2 min)
+      -> DIR/ncu_wrapped.csv, DIR/ncu_wrapped_raw.csv (ncu's CSV)
+  python3 tests/validation/h200/ncu_wrapped.py target        (what ncu runs)
+"""
+import argparse
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "hw_profiles", "calibrate"))
+
+K_SINGLE = 4096
+
+
+def cases():
+    """(label, M, N, K, block_m, block_n, block_k, group_m, stages, warps)."""
+    out = []
+    # A's rows wrapped (strided dim): M = 16 under one tile of BLOCK_M rows, N = BLOCK_N = 64.
+    for bm in (64, 128, 256):
+        for bk in (32, 64, 128):
+            out.append(("single", 16, 64, K_SINGLE, bm, 64, bk, 1, 3, 4))
+    for st, w in ((2, 4), (5, 4), (3, 8)):
+        out.append(("single", 16, 64, K_SINGLE, 256, 64, 32, 1, st, w))
+    out.append(("single", 16, 64, K_SINGLE, 256, 64, 64, 1, 2, 8))
+    for bm in (128, 256):
+        for bk in (32, 64):
+            out.append(("single", 64, 64, K_SINGLE, bm, 64, bk, 1, 3, 4))
+    # B's columns wrapped (contiguous dim): one tile of 64 rows of A.
+    for n, bns in ((16, (64, 128, 256)), (32, (64, 128, 256)), (64, (128, 256)), (128, (256,))):
+        for bn in bns:
+            for bk in (32, 64):
+                out.append(("single", 64, n, K_SINGLE, 64, bn, bk, 1, 3, 4))
+    for st, w in ((2, 4), (5, 8)):
+        out.append(("single", 64, 16, K_SINGLE, 64, 128, 64, 1, st, w))
+    # Corpus rows (many CTAs), l2_hit_corpus.csv.
+    out += [("corpus", 4096, 16, 4096, 64, 128, 64, 1, 2, 4),
+            ("corpus", 4096, 16, 4096, 64, 64, 64, 8, 2, 4),
+            ("corpus", 16, 4096, 4096, 128, 64, 32, 1, 3, 4),
+            ("corpus", 16, 4096, 4096, 256, 64, 64, 1, 3, 4),
+            ("corpus", 8192, 64, 4096, 64, 256, 64, 1, 2, 4),
+            ("corpus", 8192, 64, 4096, 64, 128, 64, 1, 2, 4),
+            ("corpus", 8192, 128, 8192, 64, 256, 64, 1, 2, 4)]
+    return out
+
+
+def cfg_of(c):
+    return dict(block_m=c[4], block_n=c[5], block_k=c[6], group_m=c[7], stages=c[8], warps=c[9])
+
+
+LAYOUT = re.compile(r"^(#[\w]+) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\], threadsPerWarp = "
+                    r"\[([\d, ]+)\], warpsPerCTA = \[([\d, ]+)\], order = \[([\d, ]+)\]", re.M)
+COPY = re.compile(r"ttg\.async_copy_global_to_local[^\n]*?tensor<(\d+)x(\d+)x!tt\.ptr<bf16>, (#\w+)>")
+
+
+def copy_layouts(ttgir):
+    """'RxC spt=a,b tpw=a,b wpc=a,b ord=a,b' per async copy (A first, then B), ';'-joined."""
+    layouts = {m[0]: f"spt={m[1]} tpw={m[2]} wpc={m[3]} ord={m[4]}".replace(", ", ",")
+               for m in LAYOUT.findall(ttgir)}
+    seen = []
+    for r, c, name in COPY.findall(ttgir):
+        s = f"{r}x{c} {layouts.get(name, name)}"
+        if s not in seen:
+            seen.append(s)
+    return ";".join(seen)
+
+
+def target(record, ttgir_dir=None):
+    import torch
+    from triton_gemm_sweep import launch
+    rows = []
+    for c in cases():
+        label, M, N, K = c[:4]
+        a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+        out = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+        torch.cuda.synchronize()
+        try:
+            k = launch(a, b, out, cfg_of(c))
+            torch.cuda.synchronize()
+            print("CASE_OK", *c, flush=True)
+            if record and ttgir_dir:
+                with open(os.path.join(ttgir_dir, "_".join(str(x) for x in c) + ".ttgir"), "w") as f:
+                    f.write(k.asm.get("ttgir", ""))
+            if record:
+                rows.append(list(c) + [getattr(k, "n_regs", ""), getattr(k, "n_spills", ""),
+                                       copy_layouts(k.asm.get("ttgir", ""))])
+        except Exception as exc:  # keep going: the row says it failed
+            print("CASE_FAIL", *c, type(exc).__name__, str(exc)[:100], flush=True)
+    return rows
+
+
+SCALE = {"byte": 1, "kbyte": 1e3, "mbyte": 1e6, "nsecond": 1, "usecond": 1e3, "msecond": 1e6}
+METRICS = ["gpu__time_duration.sum", "launch__grid_size", "dram__bytes_read.sum",
+           "smsp__inst_executed_op_ldgsts.sum", "l1tex__m_xbar2l1tex_read_sectors.sum",
+           "lts__t_requests_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
+           "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+           "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"]
+SASS_METRICS = ["sm__sass_inst_executed_op_ldgsts_cache_bypass.sum",
+                "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+                "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"]
+COLS = ["ldgsts_inst", "l1_ldgsts_requests", "l1_ldgsts_sectors", "xbar2l1tex_sectors",
+        "l2_read_requests", "l2_read_sectors", "l2_read_hit", "l2_read_miss", "dram_read_bytes",
+        "duration_ns", "grid"]
+SOURCE = ["smsp__inst_executed_op_ldgsts.sum",
+          "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+          "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+          "l1tex__m_xbar2l1tex_read_sectors.sum", "lts__t_requests_srcunit_tex_op_read.sum",
+          "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+          "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", "dram__bytes_read.sum",
+          "gpu__time_duration.sum", "launch__grid_size"]
+
+
+def parse_ncu(text):
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
+    if start is None:
+        return []
+    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    header, units, out = rows[0], rows[1], []
+    for r in rows[2:]:
+        if len(r) != len(header):
+            continue
+        d = {}
+        for h, u, v in zip(header, units, r):
+            try:
+                d[h] = float(v.replace(",", "")) * SCALE.get(u.strip().lower(), 1)
+            except ValueError:
+                d[h] = v
+        out.append(d)
+    return out
+
+
+def run(args):
+    from envinfo import header_lines
+    os.makedirs(args.out, exist_ok=True)
+    t0 = time.time()
+    os.makedirs(os.path.join(args.out, "ttgir"), exist_ok=True)
+    layouts = target(record=True, ttgir_dir=os.path.join(args.out, "ttgir"))  # compiles every config outside ncu; records the layouts
+    print(f"compiled {len(layouts)} configs in {time.time() - t0:.1f} s", flush=True)
+    ncu = os.environ.get("NCU", "ncu")
+    raw = os.path.join(args.out, "ncu_wrapped_raw.csv")
+    rows = []
+    for metrics in (METRICS + SASS_METRICS, METRICS):
+        cmd = [ncu, "--clock-control", "none", "--kernel-name", "regex:matmul_kernel", "--csv",
+               "--page", "raw", "--print-units", "base", "--log-file", raw, "--metrics",
+               ",".join(metrics), sys.executable, os.path.abspath(__file__), "target"]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        print(p.stdout[-800:], p.stderr[-800:], f"ncu rc={p.returncode} at {time.time() - t0:.1f} s",
+              flush=True)
+        ok = [ln.split()[1:11] for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")]
+        try:
+            rows = parse_ncu(open(raw).read())
+        except OSError:
+            rows = []
+        if rows:
+            break
+    by_case = {tuple(r[:10]): r[10:] for r in layouts}
+    path = os.path.join(args.out, "ncu_wrapped.csv")
+    with open(path, "w", newline="") as f:
+        f.write(header_lines("tests/validation/h200/ncu_wrapped.py", {
+            "method": "ncu --clock-control none --cache-control all (default) --page raw, one launch "
+                      "per case (Triton tutorial matmul, bf16, wrapped rows/columns), cold L2",
+            "metrics": ",".join(metrics),
+            "ncu": subprocess.run(f"{ncu} --version | tail -1", shell=True, capture_output=True,
+                                  text=True).stdout.strip()}))
+        w = csv.writer(f)
+        w.writerow(["set", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"]
+                   + COLS + ["n_regs", "n_spills", "copy_layouts"])
+        for case, d in zip(ok, rows):
+            key = (case[0],) + tuple(int(x) for x in case[1:])
+            vals = [f"{d[m]:.6g}" if isinstance(d.get(m), float) else "" for m in SOURCE]
+            w.writerow(list(key) + vals + list(by_case.get(key, ["", "", ""])))
+    print(f"wrote {path}: {min(len(ok), len(rows))} rows in {time.time() - t0:.1f} s", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
+    ap.add_argument("--out", default=HERE)
+    ap.add_argument("--timeout", type=float, default=400)
+    a = ap.parse_args()
+    if a.mode == "target":
+        target(record=False)
+    else:
+        run(a)
+
+
+if __name__ == "__main__":
+    main()
