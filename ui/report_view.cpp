@@ -1,6 +1,8 @@
 #include "ui/report_view.h"
 
 #include <QHeaderView>
+#include <QStyle>
+#include <algorithm>
 #include <QLabel>
 #include <QScrollArea>
 #include <QTableView>
@@ -124,12 +126,7 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new Utilizatio
   table_->setModel(model_);
   table_->setItemDelegateForColumn(UtilizationModel::kUtilization, new UtilizationDelegate(table_));
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(UtilizationModel::kResource,
-                                                   QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(UtilizationModel::kBusy,
-                                                   QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(UtilizationModel::kUtilization,
-                                                   QHeaderView::Stretch);
+  fixColumnWidths();
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
   table_->setFocusPolicy(Qt::NoFocus);
@@ -153,8 +150,33 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new Utilizatio
   outer->addWidget(scroll);
 }
 
-// Every row shown, no scroll bar: the pipelines of this hardware.
+// Columns sized once for the widest text they can hold (every pipeline's name, a time of
+// three digits, bold as the bottleneck's row is), not to the figures of the moment: a new
+// prediction while the user edits changes the text, never the columns.
+void ReportView::fixColumnWidths() {
+  QFont bold = table_->font();
+  bold.setBold(true);
+  const QFontMetrics fm(bold);
+  const int padding = 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 16;
+  int name = fm.horizontalAdvance(model_->headerData(UtilizationModel::kResource, Qt::Horizontal).toString());
+  for (Resource r : kAllResources)
+    name = std::max(name, fm.horizontalAdvance(to_qstring(resource_label(r))));
+  int busy = fm.horizontalAdvance(model_->headerData(UtilizationModel::kBusy, Qt::Horizontal).toString());
+  for (const char* widest : {"99.9 µs", "99.9 ms", "99.9 ns", "999 µs", "999 ms", "999 s"})
+    busy = std::max(busy, fm.horizontalAdvance(QString::fromUtf8(widest)));
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSectionResizeMode(UtilizationModel::kResource, QHeaderView::Fixed);
+  header->setSectionResizeMode(UtilizationModel::kBusy, QHeaderView::Fixed);
+  header->setSectionResizeMode(UtilizationModel::kUtilization, QHeaderView::Stretch);
+  header->resizeSection(UtilizationModel::kResource, name + padding);
+  header->resizeSection(UtilizationModel::kBusy, busy + padding);
+}
+
+// Every row shown, no scroll bar: the pipelines of this hardware (set again only when
+// their number changes).
 void ReportView::fitTableHeight(int rows) {
+  if (rows == fitted_rows_) return;
+  fitted_rows_ = rows;
   table_->setFixedHeight(table_->verticalHeader()->defaultSectionSize() * rows +
                          table_->horizontalHeader()->sizeHint().height() + 4);
 }

@@ -9,7 +9,8 @@
 //   Throughput   537 TFLOP/s
 //   Cache        L2 hit rate 97% (first-touch (infinite L2)), DRAM 96.3 MiB
 //   Bottleneck   L2, 95% busy
-//   [utilisation table: UtilizationModel + UtilizationDelegate]
+//   [utilisation table: UtilizationModel + UtilizationDelegate; columns sized once for
+//    the widest name and time, so it keeps its geometry while the user edits]
 //   Diagnosis    • L2 95% busy: the bottleneck; next is tensor core at 62%. ...
 //
 // A bad edit never clears the view: the errors (each with its JSON path) appear on top and
@@ -44,8 +45,10 @@ class ReportView : public QWidget {
   QString diagnosisText() const;  // plain text of the diagnosis list
   QString summaryText() const;    // plain text of the rows under the latency
   UtilizationModel* utilizationModel() const { return model_; }
+  QTableView* utilizationTable() const { return table_; }
 
  private:
+  void fixColumnWidths();
   void fitTableHeight(int rows);
   QLabel* error_ = nullptr;
   RichTextBlock* title_ = nullptr;
@@ -56,6 +59,7 @@ class ReportView : public QWidget {
   UtilizationModel* model_ = nullptr;
   QString latency_text_;
   bool has_prediction_ = false;
+  int fitted_rows_ = -1;
 };
 
 }  // namespace tilesight::ui

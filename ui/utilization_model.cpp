@@ -11,21 +11,36 @@ namespace tilesight::ui {
 
 UtilizationModel::UtilizationModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+// Predictions while the user edits one plan give the same rows with new figures: the table
+// keeps its rows and only its cells change (dataChanged), so the view neither lays itself
+// out again nor jumps. A row once listed on this hardware stays (idle, "–") until the
+// hardware changes; only then, or when a pipeline outside the profile starts work, is the
+// model reset.
 void UtilizationModel::setPrediction(const report::Prediction& p) {
-  beginResetModel();
-  rows_ = profile_pipelines(p.hardware);
+  std::vector<Resource> rows = profile_pipelines(p.hardware);
+  if (p.hardware == hardware_)
+    for (Resource r : rows_)  // listed before on this hardware: stays listed
+      if (std::find(rows.begin(), rows.end(), r) == rows.end()) rows.push_back(r);
   for (Resource r : kAllResources)  // a pipeline with work is listed whatever the profile says
-    if (p.busy_us[tilesight::index(r)] > 0 && std::find(rows_.begin(), rows_.end(), r) == rows_.end()) rows_.push_back(r);
-  std::sort(rows_.begin(), rows_.end(), [](Resource a, Resource b) { return tilesight::index(a) < tilesight::index(b); });
+    if (p.busy_us[tilesight::index(r)] > 0 && std::find(rows.begin(), rows.end(), r) == rows.end())
+      rows.push_back(r);
+  std::sort(rows.begin(), rows.end(),
+            [](Resource a, Resource b) { return tilesight::index(a) < tilesight::index(b); });
+  const bool same_rows = rows == rows_;
+  if (!same_rows) beginResetModel();
+  rows_ = std::move(rows);
+  hardware_ = p.hardware;
   busy_us_ = p.busy_us;
   utilization_ = p.utilization;
   bottleneck_ = p.bottleneck;
-  endResetModel();
+  if (!same_rows) endResetModel();
+  else if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, kColumnCount - 1));
 }
 
 void UtilizationModel::clear() {
   beginResetModel();
   rows_.clear();
+  hardware_.clear();
   endResetModel();
 }
 

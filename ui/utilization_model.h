@@ -9,10 +9,13 @@
 //
 // Busy is the device-average time the pipeline works; utilisation is busy over the latency.
 // Column kUtilization returns the fraction 0..1 under kFractionRole for the bar delegate.
+// A new prediction on the same hardware changes cells (dataChanged), not rows: the report
+// does not jump while the user edits.
 #pragma once
 
 #include <QAbstractTableModel>
 #include <array>
+#include <string>
 #include <vector>
 
 #include "tilesight/report/prediction.h"
@@ -40,6 +43,7 @@ class UtilizationModel : public QAbstractTableModel {
 
  private:
   std::vector<Resource> rows_;  // empty: no prediction
+  std::string hardware_;        // the profile rows_ were listed for
   std::array<double, kResourceCount> busy_us_{};
   std::array<double, kResourceCount> utilization_{};
   Resource bottleneck_ = Resource::kTC;

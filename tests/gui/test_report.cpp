@@ -2,6 +2,8 @@
 // them (the DAG's tile bytes, the report's DRAM traffic, the network headline, the byte
 // fields), and no rows of zeros for what a plan does not have (a collective's throughput
 // and cache).
+#include <QHeaderView>
+#include <QTableView>
 #include <QtTest>
 
 #include "gui_test_util.h"
@@ -11,6 +13,7 @@
 #include "ui/prediction_worker.h"
 #include "ui/report_view.h"
 #include "ui/rich_text_block.h"
+#include "ui/utilization_model.h"
 
 using namespace tilesight;
 using namespace tilesight::ui;
@@ -125,6 +128,56 @@ class ReportTest : public QObject {
     view.setPrediction(predict("all_reduce_h200x8.json"));
     QCOMPARE(view.laneCount(), 16);
     QVERIFY2(view.laneBarWidth() >= 120, qPrintable(QString::number(view.laneBarWidth())));
+  }
+
+  // While the user edits, each prediction changes the utilisation table's cells, not its
+  // geometry: the same rows (no model reset), the columns as wide as before and as wide as
+  // a fresh report's (sized once for the widest name and time, not for these figures), every
+  // figure fitting its column.
+  void utilisationTableKeepsItsGeometry() {
+    ReportView view;
+    view.resize(440, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setPrediction(predict("gemm_h200.json"));  // times in µs
+    QTableView* table = view.utilizationTable();
+    QHeaderView* header = table->horizontalHeader();
+    const int name = header->sectionSize(UtilizationModel::kResource);
+    const int busy = header->sectionSize(UtilizationModel::kBusy);
+    const int height = table->height();
+    const int rows = view.utilizationModel()->rowCount();
+    QSignalSpy reset(view.utilizationModel(), &QAbstractItemModel::modelReset);
+    QSignalSpy changed(view.utilizationModel(), &QAbstractItemModel::dataChanged);
+    auto big = test::example("gemm_h200.json");
+    big["params"]["M"] = big["params"]["N"] = big["params"]["K"] = 16384;  // times in ms
+    auto outcome = predict_plan(big);
+    QVERIFY(outcome.prediction);
+    view.setPrediction(*outcome.prediction);
+    view.setPrediction(predict("rmsnorm_h200.json"));  // no tensor-core work: its row stays, idle
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(view.utilizationModel()->rowCount(), rows);
+    QCOMPARE(header->sectionSize(UtilizationModel::kResource), name);
+    QCOMPARE(header->sectionSize(UtilizationModel::kBusy), busy);
+    QCOMPARE(table->height(), height);
+    ReportView fresh;
+    fresh.setPrediction(*outcome.prediction);
+    QCOMPARE(fresh.utilizationTable()->horizontalHeader()->sectionSize(UtilizationModel::kBusy), busy);
+    view.setPrediction(*outcome.prediction);
+    QFont bold = table->font();
+    bold.setBold(true);
+    const QFontMetrics fm(bold);
+    for (int r = 0; r < rows; ++r)
+      for (int c : {int(UtilizationModel::kResource), int(UtilizationModel::kBusy)}) {
+        const QString text = view.utilizationModel()->index(r, c).data().toString();
+        QVERIFY2(fm.horizontalAdvance(text) + 8 <= header->sectionSize(c), qPrintable(text));
+      }
+    // Another GPU lists its own pipelines: then, and only then, the rows change.
+    view.setPrediction(predict("gemm_b200.json"));
+    QCOMPARE(reset.count(), 1);
+    QVERIFY(view.utilizationModel()->rowCount() > rows);  // TMEM and L1.5
+    QVERIFY(table->height() > height);
+    QCOMPARE(header->sectionSize(UtilizationModel::kBusy), busy);
   }
 };
 
