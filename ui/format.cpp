@@ -35,7 +35,8 @@ QString scaled(double v, const char* const* units, int count, double step) {
 
 QString format_time_us(double us) {
   static const char* const units[] = {"µs", "ms", "s"};
-  if (std::fabs(us) < 1e-3 && us != 0) return significant(us * 1e3) + QStringLiteral(" ns");
+  // Under 0.1 µs in ns: "3.96 ns", not "0.00396 µs".
+  if (std::fabs(us) < 0.09995 && us != 0) return significant(us * 1e3) + QStringLiteral(" ns");
   return scaled(us, units, 3, 1000.0);
 }
 
@@ -55,6 +56,11 @@ QString format_flops(double flops) {
 
 QString format_count(double value) {
   return QLocale(QLocale::English).toString(static_cast<qlonglong>(std::llround(value)));
+}
+
+QString unbroken(const QString& text) {
+  QString out = text;
+  return out.replace(QLatin1Char(' '), QChar(0x00A0));
 }
 
 QString to_qstring(std::string_view text) {

@@ -125,7 +125,8 @@ void MainWindow::createDocks() {
   tabifyDockWidget(network, what_if);
   network->raise();
   resizeDocks({config, report}, {290, 440}, Qt::Horizontal);
-  // The network lanes need room for link names, a time axis and percentages.
+  // The network lanes need room for link names, a time axis and percentages (narrower, they
+  // put each name above its bars: NetworkLanes).
   resizeDocks({envelope, heatmap, network}, {400, 340, 300}, Qt::Horizontal);
   resizeDocks({envelope}, {330}, Qt::Vertical);
   // The report's utilisation table whole above the editor (its DAG scrolls when large).

@@ -1,7 +1,9 @@
 #include "ui/network_lanes.h"
 
 #include <QPainter>
+#include <QResizeEvent>
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "ui/format.h"
@@ -50,8 +52,44 @@ void NetworkLanes::setNetwork(const report::NetworkReport& n, double latency_us)
     for (const QString& name : {kComputeLane, kStepsLane})
       label_width_ = std::max(label_width_, fm.horizontalAdvance(name) + 10);
   util_width_ = fm.horizontalAdvance(QStringLiteral("100%")) + 8;
-  setMinimumHeight(linkTop() + kLaneHeight * (static_cast<int>(links_.size()) + 2));
+  fitHeight();
   update();
+}
+
+bool NetworkLanes::stacked() const {
+  return width() - label_width_ - util_width_ < kMinBarWidth;
+}
+
+NetworkLanes::Geometry NetworkLanes::geometry() const {
+  Geometry g;
+  g.stacked = stacked();
+  if (g.stacked) {
+    g.label_h = QFontMetrics(font()).height();
+    g.lane_h = g.label_h + kStackedBarHeight + 5;
+    g.x0 = 4;
+    g.x1 = std::max(g.x0 + 10, width() - 4);
+  } else {
+    g.lane_h = kLaneHeight;
+    g.x0 = label_width_;
+    g.x1 = std::max(g.x0 + 10, width() - util_width_);
+  }
+  return g;
+}
+
+// The schedule's two lanes and their own time axis (the links' may be scrolled away).
+int NetworkLanes::linkTop() const {
+  return schedule_.empty() ? 0 : 2 * geometry().lane_h + kLaneHeight + kLaneHeight / 2;
+}
+
+// Tall enough for every lane and the axis: the scroll area scrolls the rest.
+void NetworkLanes::fitHeight() {
+  fitted_stacked_ = stacked();
+  setMinimumHeight(linkTop() + geometry().lane_h * static_cast<int>(links_.size()) + 2 * kLaneHeight);
+}
+
+void NetworkLanes::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (stacked() != fitted_stacked_) fitHeight();
 }
 
 std::vector<std::pair<double, double>> NetworkLanes::barsOf(int row) const {
@@ -68,73 +106,85 @@ std::vector<std::pair<double, double>> NetworkLanes::scheduleBars(bool compute) 
   return out;
 }
 
-// The schedule's two lanes and their own time axis (the links' may be scrolled away).
-int NetworkLanes::linkTop() const {
-  return schedule_.empty() ? 0 : 3 * kLaneHeight + kLaneHeight / 2;
-}
 
+// Side by side when the bars keep kMinBarWidth pixels (names | bars | %); in a narrower dock
+// each lane's name and % go on a line of their own above its bars, which then span the
+// whole width:
+//
+//   gpu0->nvswitch                 96%
+//   ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██
 void NetworkLanes::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), Qt::white);
   if (links_.empty() || latency_us_ <= 0) return;
+  const Geometry g = geometry();
+  const QFontMetrics fm(font());
   const int top = linkTop();
-  const int x0 = label_width_, x1 = std::max(x0 + 10, width() - util_width_);
   auto x_of = [&](double us) {
-    return x0 + static_cast<int>((x1 - x0) * std::clamp(us / latency_us_, 0.0, 1.0));
+    return g.x0 + static_cast<int>((g.x1 - g.x0) * std::clamp(us / latency_us_, 0.0, 1.0));
+  };
+  // A lane's name (and its %, if any) beside or above its bars; the bars' rectangle.
+  auto lane = [&](int y, const QString& name, const QString& percent) {
+    p.setPen(Qt::black);
+    if (g.stacked) {
+      const QRect line(g.x0, y + 2, g.x1 - g.x0, g.label_h);
+      p.drawText(line, Qt::AlignVCenter | Qt::AlignLeft, name);
+      if (!percent.isEmpty()) p.drawText(line, Qt::AlignVCenter | Qt::AlignRight, percent);
+      return QRect(g.x0, y + 2 + g.label_h, g.x1 - g.x0, kStackedBarHeight);
+    }
+    p.drawText(QRect(4, y, label_width_ - 8, g.lane_h), Qt::AlignVCenter | Qt::AlignLeft, name);
+    if (!percent.isEmpty())
+      p.drawText(QRect(g.x1 + 4, y, util_width_ - 4, g.lane_h), Qt::AlignVCenter | Qt::AlignLeft, percent);
+    return QRect(g.x0, y + 3, g.x1 - g.x0, g.lane_h - 6);
+  };
+  auto axis = [&](int y) {
+    p.setPen(Qt::darkGray);
+    p.drawLine(g.x0, y, g.x1, y);
+    const QString end = format_time_us(latency_us_);
+    if (g.x1 - g.x0 > fm.horizontalAdvance(end) + fm.horizontalAdvance(QStringLiteral("0")) + 24)  // else "0 7.11 ms"
+      p.drawText(QRect(g.x0, y + 1, 60, kLaneHeight), Qt::AlignLeft, QStringLiteral("0"));
+    p.drawText(QRect(g.x1 - 100, y + 1, 100, kLaneHeight), Qt::AlignRight, end);
   };
   const QColor colors[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xf5, 0x85, 0x18),
                            QColor(0x54, 0xa2, 0x4b)};
   if (!schedule_.empty()) {
-    // Pieces and steps alternate two shades of their colour so each one's edges show.
+    // Pieces and steps alternate two shades of their colour so each one's edges show; each
+    // is numbered where it fits, unless it is the only one of its lane.
     const QColor compute[] = {QColor(0x00, 0x9e, 0x73), QColor(0x5f, 0xc4, 0xa4)};
     const QColor steps[] = {QColor(0x4c, 0x78, 0xa8), QColor(0x8f, 0xb0, 0xd6)};
-    for (int row = 0; row < 2; ++row) {
-      p.setPen(Qt::black);
-      p.drawText(QRect(4, row * kLaneHeight, label_width_ - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                 row == 0 ? kComputeLane : kStepsLane);
-    }
-    const QFontMetrics fm(font());
+    const QRect lanes[] = {lane(0, kComputeLane, {}), lane(g.lane_h, kStepsLane, {})};
+    const auto pieces = std::count_if(schedule_.begin(), schedule_.end(), [](const auto& s) { return s.compute; });
+    const auto counts = std::array{static_cast<std::ptrdiff_t>(schedule_.size()) - pieces, pieces};
     for (const auto& s : schedule_) {
+      const QRect& row = lanes[s.compute ? 0 : 1];
       const int xa = x_of(s.start_us), xb = std::max(xa + 1, x_of(s.end_us));
-      const QRect bar(xa, (s.compute ? 0 : kLaneHeight) + 2, xb - xa, kLaneHeight - 4);
+      const QRect bar(xa, row.top(), xb - xa, row.height());
       p.fillRect(bar, (s.compute ? compute : steps)[s.index % 2]);
-      const QString number = QString::number(s.index);  // the piece or step, where it fits
-      if (fm.horizontalAdvance(number) + 4 <= bar.width()) {
+      const QString number = QString::number(s.index);
+      if (counts[s.compute ? 1 : 0] > 1 && fm.horizontalAdvance(number) + 4 <= bar.width() &&
+          fm.height() <= bar.height() + 4) {
         p.setPen(Qt::white);
         p.drawText(bar, Qt::AlignCenter, number);
       }
     }
-    const int axis = 2 * kLaneHeight + 1;
-    p.setPen(Qt::darkGray);
-    p.drawLine(x0, axis, x1, axis);
-    const QString end = format_time_us(latency_us_);
-    if (x1 - x0 > fm.horizontalAdvance(end) + fm.horizontalAdvance(QStringLiteral("0")) + 24)  // else "0 7.11 ms"
-      p.drawText(QRect(x0, axis + 1, 60, kLaneHeight), Qt::AlignLeft, QStringLiteral("0"));
-    p.drawText(QRect(x1 - 100, axis + 1, 100, kLaneHeight), Qt::AlignRight, end);
+    axis(2 * g.lane_h + 1);
     p.setPen(QColor(0xbb, 0xbb, 0xbb));
-    p.drawLine(4, top - kLaneHeight / 4, x1, top - kLaneHeight / 4);
+    p.drawLine(4, top - kLaneHeight / 4, width() - 4, top - kLaneHeight / 4);
   }
+  std::vector<QRect> rows;
   for (int i = 0; i < lanes(); ++i) {
     const auto& l = links_[static_cast<std::size_t>(i)];
-    const int y = top + i * kLaneHeight;
-    p.setPen(Qt::black);
-    p.drawText(QRect(4, y, label_width_ - 8, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               QString::fromStdString(l.link));
-    p.drawText(QRect(x1 + 4, y, util_width_ - 4, kLaneHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               format_percent(l.utilization));
+    const int y = top + i * g.lane_h;
+    rows.push_back(lane(y, QString::fromStdString(l.link), format_percent(l.utilization)));
     p.setPen(QColor(0xdd, 0xdd, 0xdd));
-    p.drawLine(x0, y + kLaneHeight - 1, x1, y + kLaneHeight - 1);
+    p.drawLine(g.x0, y + g.lane_h - 1, g.x1, y + g.lane_h - 1);
   }
   for (const Bar& b : bars_) {
+    const QRect& row = rows[static_cast<std::size_t>(b.row)];
     const int xa = x_of(b.start_us), xb = std::max(xa + 1, x_of(b.end_us));
-    p.fillRect(QRect(xa, top + b.row * kLaneHeight + 3, xb - xa, kLaneHeight - 6), colors[b.colour]);
+    p.fillRect(QRect(xa, row.top(), xb - xa, row.height()), colors[b.colour]);
   }
-  const int axis = top + lanes() * kLaneHeight + 2;
-  p.setPen(Qt::darkGray);
-  p.drawLine(x0, axis, x1, axis);
-  p.drawText(QRect(x0, axis + 2, 60, kLaneHeight), Qt::AlignLeft, QStringLiteral("0"));
-  p.drawText(QRect(x1 - 100, axis + 2, 100, kLaneHeight), Qt::AlignRight,
-             format_time_us(latency_us_));
+  axis(top + lanes() * g.lane_h + 2);
 }
 
 }  // namespace tilesight::ui

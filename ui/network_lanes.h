@@ -14,6 +14,8 @@
 //   ------------------------------------------------------
 //   gpu0->nvswitch  |██ ██ ██ ██ ██ ██ ██|  47%
 //
+// In a dock too narrow for names, bars and percentages side by side, each lane's name and
+// percentage go on a line above its bars (stacked), so every lane stays readable.
 // A collective that runs once per layer (a decode step's all-reduces) is drawn at every run,
 // a layer apart. Drawn in the Network lanes dock and, for plans without a one-SM timeline
 // (a collective), in the timeline's place.
@@ -30,6 +32,8 @@ class NetworkLanes : public QWidget {
  public:
   static constexpr int kMaxLanes = 16;
   static constexpr int kLaneHeight = 18;
+  static constexpr int kMinBarWidth = 160;       // narrower: names above the bars (stacked)
+  static constexpr int kStackedBarHeight = 12;
 
   explicit NetworkLanes(QWidget* parent = nullptr);
 
@@ -41,24 +45,35 @@ class NetworkLanes : public QWidget {
   // The bars of lane `row` (from the top) as drawn: [start, end] in µs, every run of a
   // recurring stage (NetworkStageEvent::runs) its own bar, in time order.
   std::vector<std::pair<double, double>> barsOf(int row) const;
-  // Pixels of the time axis, between the link names and the percentages.
-  int barWidth() const { return std::max(10, width() - util_width_ - label_width_); }
+  // Pixels of the time axis: between the link names and the percentages, or the whole
+  // width when the names stand above the bars (stacked).
+  int barWidth() const { return geometry().x1 - geometry().x0; }
+  bool stacked() const;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   struct Bar {
     int row = 0, colour = 0;
     double start_us = 0, end_us = 0;
   };
+  struct Geometry {
+    bool stacked = false;
+    int lane_h = kLaneHeight, label_h = 0;  // a lane's height; its name's line, stacked
+    int x0 = 0, x1 = 0;                     // the time axis
+  };
+  Geometry geometry() const;
   int linkTop() const;  // y of the first link lane: under the schedule's lanes
+  void fitHeight();     // the minimum height of every lane, as laid out at this width
 
   std::vector<report::LinkUtilization> links_;
   std::vector<report::OverlapSpan> schedule_;
   std::vector<Bar> bars_;
   double latency_us_ = 0;
   int label_width_ = 0, util_width_ = 0;
+  bool fitted_stacked_ = false;
 };
 
 }  // namespace tilesight::ui

@@ -25,12 +25,10 @@ NetworkView::NetworkView(QWidget* parent)
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   layout->addWidget(scroll, 1);
   QFont font = headline_->font();
-  font.setPointSizeF(font.pointSizeF() * 1.2);
+  font.setBold(true);  // the collectives: one line each, no larger than the lanes' names
   headline_->setFont(font);
-  headline_->setAlignment(Qt::AlignCenter);
   headline_->setWordWrap(true);  // a long list of collectives must not widen the dock
   headline_->setStyleSheet(QStringLiteral("color: #555;"));
-  details_->setAlignment(Qt::AlignCenter);
   details_->setWordWrap(true);
   details_->setTextFormat(Qt::RichText);
   details_->setStyleSheet(QStringLiteral("color: gray;"));
@@ -43,6 +41,11 @@ NetworkView::NetworkView(QWidget* parent)
 
 void NetworkView::setPrediction(const report::Prediction& p) {
   lanes_->setNetwork(p.network, p.latency_us);
+  // "No traffic" centred in the empty dock; the collectives and their links read from the left,
+  // as the lanes' names do.
+  const Qt::Alignment align = p.network.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignVCenter;
+  headline_->setAlignment(align);
+  details_->setAlignment(align);
   if (p.network.empty()) {
     headline_->setText(tr("no cross-device traffic"));
     details_->setText(tr("A single-GPU plan on %1: nothing crosses a link. Multi-GPU plans "
@@ -69,11 +72,16 @@ void NetworkView::setPrediction(const report::Prediction& p) {
   QString details = tr("bottleneck link %1; %2 links carried traffic")
                         .arg(QString::fromStdString(p.network.bottleneck_link))
                         .arg(p.network.links.size());
-  if (!p.network.overlap.empty())
+  // Overlap none hides nothing by definition: the two spans are said in order instead.
+  if (p.network.overlap == "none")
+    details += tr("<br>overlap none: communication %1 and computation %2, one after the other")
+                   .arg(unbroken(format_time_us(p.network.comm_us)),
+                        unbroken(format_time_us(p.network.compute_us)));
+  else if (!p.network.overlap.empty())
     details += tr("<br>overlap %1: communication %2, computation %3 alone; <b>%4 of the communication "
                   "hidden</b> under the computation")
-                   .arg(QString::fromStdString(p.network.overlap), format_time_us(p.network.comm_us),
-                        format_time_us(p.network.compute_us), format_percent(p.network.overlap_rate));
+                   .arg(QString::fromStdString(p.network.overlap), unbroken(format_time_us(p.network.comm_us)),
+                        unbroken(format_time_us(p.network.compute_us)), format_percent(p.network.overlap_rate));
   details_->setText(details);
 }
 
@@ -87,6 +95,10 @@ int NetworkView::laneCount() const {
 
 int NetworkView::laneBarWidth() const {
   return lanes_->barWidth();
+}
+
+bool NetworkView::lanesStacked() const {
+  return lanes_->stacked();
 }
 
 std::vector<std::pair<double, double>> NetworkView::laneBars(int row) const {

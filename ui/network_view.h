@@ -31,6 +31,7 @@ class NetworkView : public QWidget {
   QString headline() const;
   int laneCount() const;  // links drawn
   int laneBarWidth() const;  // pixels of the time axis, between the link names and the %
+  bool lanesStacked() const;  // each lane's name above its bars (a narrow dock)
   std::vector<std::pair<double, double>> laneBars(int row) const;  // NetworkLanes::barsOf
   // A fused kernel's overlap schedule as drawn (NetworkLanes::scheduleBars).
   std::vector<std::pair<double, double>> scheduleBars(bool compute) const;

@@ -18,6 +18,14 @@ namespace tilesight::ui {
 
 namespace {
 
+// Figures in the report's wrapping text: number and unit on one line.
+QString time_text(double us) {
+  return unbroken(format_time_us(us));
+}
+QString bytes_text(double bytes) {
+  return unbroken(format_bytes(bytes));
+}
+
 QString html(const std::string& s) {
   return QString::fromStdString(s).toHtmlEscaped();
 }
@@ -52,10 +60,10 @@ QString serve_rows(const report::ServeReport& serve) {
   QString ops = QStringLiteral("<table cellspacing='0'>");
   for (const auto& [op, us] : serve.per_layer_us)
     ops += QStringLiteral("<tr><td style='padding-right:10px'>%1</td><td align='right'>%2</td></tr>")
-               .arg(html(op), format_time_us(us));
+               .arg(html(op), time_text(us));
   ops += QStringLiteral("</table>");
   return row(QObject::tr("Decode step"), QObject::tr("%1, %2 tokens/s")
-                                             .arg(format_time_us(serve.step_us),
+                                             .arg(time_text(serve.step_us),
                                                   format_count(serve.tokens_per_s))) +
          row(QObject::tr("Per layer"), ops);
 }
@@ -67,10 +75,12 @@ bool has_cache_figures(const report::Prediction& p) {
 QString summary_html(const report::Prediction& p) {
   const auto b = index(p.bottleneck);
   QString s = QStringLiteral("<table cellspacing='2'>");
-  s += row(QObject::tr("Envelope"),
+  // A decode step is many kernels, not one loop: its envelope would read "prologue 0 µs".
+  if (p.serve.step_us <= 0)
+    s += row(QObject::tr("Envelope"),
            QObject::tr("prologue %1 · steady %2 · epilogue %3")
-               .arg(format_time_us(p.prologue_us), format_time_us(p.steady_us),
-                    format_time_us(p.epilogue_us)));
+               .arg(time_text(p.prologue_us), time_text(p.steady_us),
+                    time_text(p.epilogue_us)));
   s += row(QObject::tr("Blocks"), waves_text(p));
   // A collective does no arithmetic and a composed step (llm_decode) has no one cache
   // figure: rows of zeros would read as predictions, so they are left out (as the CLI
@@ -80,11 +90,11 @@ QString summary_html(const report::Prediction& p) {
              QObject::tr("%1 TFLOP/s").arg(p.achieved_flops_per_s / 1e12, 0, 'f', 1));
   // A decode step sums its kernels' DRAM traffic but has no one L2 hit rate.
   if (p.serve.step_us > 0 && p.dram_bytes > 0)
-    s += row(QObject::tr("DRAM"), QObject::tr("%1 (the step's kernels)").arg(format_bytes(p.dram_bytes)));
+    s += row(QObject::tr("DRAM"), QObject::tr("%1 (the step's kernels)").arg(bytes_text(p.dram_bytes)));
   else if (has_cache_figures(p))
     s += row(QObject::tr("Cache"), QObject::tr("L2 hit rate %1 (%2), DRAM %3")
                                        .arg(format_percent(p.l2_hit_rate), html(p.cache_model),
-                                            format_bytes(p.dram_bytes)));
+                                            bytes_text(p.dram_bytes)));
   if (p.serve.step_us > 0) s += serve_rows(p.serve);
   s += row(QObject::tr("Bottleneck"),
            QObject::tr("<b>%1</b>, %2 busy")
@@ -162,7 +172,7 @@ void ReportView::fixColumnWidths() {
   for (Resource r : kAllResources)
     name = std::max(name, fm.horizontalAdvance(to_qstring(resource_label(r))));
   int busy = fm.horizontalAdvance(model_->headerData(UtilizationModel::kBusy, Qt::Horizontal).toString());
-  for (const char* widest : {"99.9 µs", "99.9 ms", "99.9 ns", "999 µs", "999 ms", "999 s"})
+  for (const char* widest : {"0.999 µs", "99.9 µs", "99.9 ms", "99.9 ns", "999 µs", "999 ms", "999 s"})
     busy = std::max(busy, fm.horizontalAdvance(QString::fromUtf8(widest)));
   QHeaderView* header = table_->horizontalHeader();
   header->setSectionResizeMode(UtilizationModel::kResource, QHeaderView::Fixed);
@@ -191,7 +201,7 @@ void ReportView::setPrediction(const report::Prediction& p) {
   latency_->setHtml(tr("<span style='font-size:20pt; font-weight:600'>%1</span>"
                        "<span style='color:#666'>&nbsp;&nbsp;predicted latency, launch overhead %2 "
                        "included</span>")
-                        .arg(latency_text_, format_time_us(p.launch_overhead_us)));
+                        .arg(unbroken(latency_text_), time_text(p.launch_overhead_us)));
   summary_->setHtml(summary_html(p));
   model_->setPrediction(p);
   fitTableHeight(model_->rowCount());

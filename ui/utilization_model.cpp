@@ -62,7 +62,9 @@ QVariant UtilizationModel::data(const QModelIndex& idx, int role) const {
     case Qt::DisplayRole:
       if (idx.column() == kResource) return to_qstring(resource_label(resource));
       if (idx.column() == kBusy) return idle ? QStringLiteral("–") : format_time_us(busy_us_[r]);
-      return idle ? QString() : format_percent(utilization_[r]);
+      if (idle) return QString();
+      // Busy, if briefly: "<1%", never a "0%" beside a busy time.
+      return utilization_[r] < 0.005 ? QStringLiteral("<1%") : format_percent(utilization_[r]);
     case kFractionRole:
       return utilization_[r];
     case Qt::TextAlignmentRole:

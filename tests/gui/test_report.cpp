@@ -9,6 +9,7 @@
 #include "gui_test_util.h"
 #include "ui/bytes_spin_box.h"
 #include "ui/format.h"
+#include "ui/network_lanes.h"
 #include "ui/network_view.h"
 #include "ui/prediction_worker.h"
 #include "ui/report_view.h"
@@ -35,6 +36,27 @@ class ReportTest : public QObject {
     QCOMPARE(format_bytes(268435456), QString("256 MiB"));      // as the bytes field reads it
     QCOMPARE(format_bytes(1.5 * 1024 * 1024 * 1024), QString("1.5 GiB"));
     QCOMPARE(format_bytes(268435456), BytesSpinBox::format(268435456));
+  }
+
+  // Three significant digits in the unit that needs no leading zeros below 0.1 µs (the
+  // rmsnorm's SFU busy 0.00396 µs overflowed its column), and a brief but real busy time
+  // reads "<1%", not "0%" beside it.
+  void smallFiguresReadAsTheyAre() {
+    QCOMPARE(format_time_us(0.00396), QString("3.96 ns"));
+    QCOMPARE(format_time_us(0.0996), QString("99.6 ns"));
+    QCOMPARE(format_time_us(0.47), QString("0.47 µs"));
+    QCOMPARE(format_time_us(256), QString("256 µs"));
+    UtilizationModel model;
+    report::Prediction p = predict("rmsnorm_h200.json");
+    const auto sfu = static_cast<std::size_t>(Resource::kSfu);
+    p.busy_us[sfu] = 0.00396;
+    p.utilization[sfu] = 0.00396 / p.latency_us;
+    model.setPrediction(p);
+    for (int r = 0; r < model.rowCount(); ++r)
+      if (model.resourceAt(r) == Resource::kSfu) {
+        QCOMPARE(model.index(r, UtilizationModel::kBusy).data().toString(), QString("3.96 ns"));
+        QCOMPARE(model.index(r, UtilizationModel::kUtilization).data().toString(), QString("<1%"));
+      }
   }
 
   // The report's text blocks lay their document out once per text and width: a QLabel did it
@@ -128,6 +150,33 @@ class ReportTest : public QObject {
     view.setPrediction(predict("all_reduce_h200x8.json"));
     QCOMPARE(view.laneCount(), 16);
     QVERIFY2(view.laneBarWidth() >= 120, qPrintable(QString::number(view.laneBarWidth())));
+  }
+
+  // Ulysses with overlap none in the default window's dock (about 260 px): the schedule's
+  // names ("collective steps") and the links' would leave the bars a few dozen pixels beside
+  // them, so each name goes above its bars and the bars take the width; a wide dock keeps
+  // names, bars and percentages side by side.
+  void narrowNetworkLanesStackTheirNames() {
+    auto plan = test::example("ulysses_h200x8.json");
+    plan["params"]["overlap"] = "none";
+    auto outcome = predict_plan(plan);
+    QVERIFY(outcome.prediction);
+    NetworkView view;
+    view.resize(260, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setPrediction(*outcome.prediction);
+    QCoreApplication::processEvents();
+    QVERIFY(view.lanesStacked());
+    QVERIFY2(view.laneBarWidth() >= 200, qPrintable(QString::number(view.laneBarWidth())));
+    QCOMPARE(view.scheduleBars(true).size(), std::size_t{1});  // the attention, between the two all-to-alls
+    QCOMPARE(view.scheduleBars(false).size(), std::size_t{2});
+    QVERIFY2(view.details().contains("one after the other"), qPrintable(view.details()));
+    QVERIFY2(!view.details().contains("hidden"), qPrintable(view.details()));  // none hides nothing
+    view.resize(900, 300);
+    QCoreApplication::processEvents();
+    QVERIFY(!view.lanesStacked());
+    QVERIFY(view.laneBarWidth() >= NetworkLanes::kMinBarWidth);
   }
 
   // While the user edits, each prediction changes the utilisation table's cells, not its
