@@ -13,6 +13,7 @@ struct PredictOptions {
   bool jsonl = false;
   bool timeline = false;    // include timeline events in JSON
   std::string trace;        // write a Chrome trace (Perfetto) of the timeline here
+  std::string what_if;      // a "what_if" object (JSON text or a file) merged into each multi-GPU plan's
 };
 
 struct BenchOptions {

@@ -32,11 +32,30 @@ class ProfileCache {
   std::map<std::string, Result<hw::HardwareSpec>> cache_;
 };
 
+// --what-if: a JSON object, or the file that holds one (net/what_if.h says what it may name).
+Result<nlohmann::json> what_if_option(const std::string& text) {
+  auto doc = text.find('{') != std::string::npos ? parse_json_text(text) : read_json_file(text);
+  if (!doc) return prefixed("--what-if", doc.errors());
+  if (!doc->is_object()) return Error{"--what-if", "must be a JSON object, got " + json_type_phrase(*doc)};
+  return doc;
+}
+
 // One plan document -> a prediction, or the errors (paths inside the plan).
 Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictOptions& opt, ProfileCache& profiles) {
   // Collectives and fused compute-communication kernels run on a system profile (§3.6).
-  if (model::is_distributed_plan(doc))
-    return model::predict_distributed(doc, opt.hw, {.timeline = opt.timeline || !opt.trace.empty()});
+  if (model::is_distributed_plan(doc)) {
+    if (opt.what_if.empty())
+      return model::predict_distributed(doc, opt.hw, {.timeline = opt.timeline || !opt.trace.empty()});
+    auto what_if = what_if_option(opt.what_if);
+    if (!what_if) return what_if.errors();
+    nlohmann::json changed = doc;
+    if (!changed.contains("what_if") || !changed["what_if"].is_object()) changed["what_if"] = nlohmann::json::object();
+    changed["what_if"].merge_patch(*what_if);
+    return model::predict_distributed(changed, opt.hw, {.timeline = opt.timeline || !opt.trace.empty()});
+  }
+  if (!opt.what_if.empty())
+    return Error{"--what-if", "what-if topologies apply to plans over several GPUs (collectives, fused kernels, "
+                              "llm_decode); this plan runs on one"};
   auto plan = kernels::read_plan(doc);
   if (!plan) return plan.errors();
   const std::string hw_name = !opt.hw.empty() ? opt.hw : plan->hardware;
@@ -122,6 +141,9 @@ void add_predict(CLI::App& app, PredictOptions& o) {
   cmd->add_flag("--jsonl", o.jsonl, "Batch: one plan per input line, one JSON result per output line");
   cmd->add_flag("--timeline", o.timeline, "Include per-action timeline events in JSON output");
   cmd->add_option("--trace", o.trace, "Write the timeline as a Chrome trace (open in Perfetto)");
+  cmd->add_option("--what-if", o.what_if,
+                  "What-if topology for multi-GPU plans, merged into the plan's \"what_if\": JSON or a file, e.g. "
+                  "'{\"add_rail\": {\"ib_ndr\": 1}}' (docs/network-model.md)");
 }
 
 int run_predict(const PredictOptions& opt) {

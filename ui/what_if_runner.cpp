@@ -2,6 +2,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "tilesight/net/system_profile.h"
+#include "tilesight/net/what_if.h"
 #include "ui/prediction_worker.h"
 
 namespace tilesight::ui {
@@ -10,6 +12,35 @@ nlohmann::json with_bandwidth_scale(const nlohmann::json& plan, const std::strin
   nlohmann::json out = plan;
   if (!out.contains("what_if") || !out["what_if"].is_object()) out["what_if"] = nlohmann::json::object();
   out["what_if"]["bandwidth_scale"][type] = factor;
+  return out;
+}
+
+nlohmann::json with_what_if(const nlohmann::json& plan, const nlohmann::json& what_if) {
+  nlohmann::json out = plan;
+  if (!out.contains("what_if") || !out["what_if"].is_object()) out["what_if"] = nlohmann::json::object();
+  out["what_if"].merge_patch(what_if);
+  return out;
+}
+
+std::vector<VariantPoint> sweep_variants(const nlohmann::json& plan) {
+  std::vector<VariantPoint> out;
+  const std::string hardware = plan.is_object() ? plan.value("hardware", std::string()) : std::string();
+  auto system = net::load_system(hardware);
+  if (!system || system->devices() < 2) return out;
+  auto predict = [&](std::string label, const nlohmann::json& doc) {
+    VariantPoint v{.label = std::move(label)};
+    const PredictionOutcome result = predict_plan(doc);
+    if (result.prediction) {
+      v.latency_us = result.prediction->latency_us;
+      v.comm_us = result.prediction->network.comm_us;
+    } else if (!result.errors.empty()) {
+      v.error = QString::fromStdString(result.errors.front().to_string());
+    }
+    out.push_back(std::move(v));
+  };
+  predict("as specified", plan);
+  for (const auto& variant : net::topology_variants(system->network))
+    predict(variant.label, with_what_if(plan, variant.what_if));
   return out;
 }
 
@@ -52,6 +83,7 @@ void WhatIfRunner::start(Request r) {
   running_ = true;
   watcher_.setFuture(QtConcurrent::run(&pool_, [r = std::move(r)] {
     WhatIfSweep sweep = sweep_bandwidth(r.plan, r.type, r.factors);
+    sweep.variants = sweep_variants(r.plan);
     sweep.generation = r.generation;
     return sweep;
   }));

@@ -1,7 +1,8 @@
 // The what-if sweeps of the What-if view, off the UI thread: the plan predicted again with
-// one link type's bandwidth scaled by each factor, through the engine's own what-if support
-// ({"what_if": {"bandwidth_scale": {"nvlink4": 2}}}, model::predict_distributed). One sweep
-// at a time on its own thread; a newer request supersedes a pending one, and a result that is
+// one link type's bandwidth scaled by each factor, and on each topology variant of its system
+// (net::topology_variants: a rail more, a level less, ...), through the engine's own what-if
+// support ({"what_if": {"bandwidth_scale": {"nvlink4": 2}}}, {"what_if": {"add_rail":
+// {"ib_ndr": 1}}}: model::predict_distributed). One sweep at a time on its own thread; a newer request supersedes a pending one, and a result that is
 // not the latest request's is dropped (as PredictionWorker does).
 #pragma once
 
@@ -24,18 +25,33 @@ struct WhatIfPoint {
   double overlap_rate = 0; // share of it hidden under computation (fused kernels)
 };
 
+// One topology variant of the plan's system, predicted.
+struct VariantPoint {
+  std::string label;        // "as specified", "+1 ib_ndr rail", ...
+  double latency_us = 0;
+  double comm_us = 0;
+  QString error;            // why it has no prediction ("" when it has)
+};
+
 struct WhatIfSweep {
   quint64 generation = 0;
   std::string link_type;
   std::vector<WhatIfPoint> points;  // factors whose prediction succeeded, ascending
   QString error;                    // the first failure, "" when every factor ran
+  std::vector<VariantPoint> variants;  // the plan as specified first, then each variant
 };
 
 // `plan` with link type `type`'s bandwidth scaled by `factor` (other what-ifs of the plan kept).
 nlohmann::json with_bandwidth_scale(const nlohmann::json& plan, const std::string& type, double factor);
 
-// Runs the whole sweep now, on the calling thread.
+// `plan` with a what_if object merged into its own (the variant's fields win).
+nlohmann::json with_what_if(const nlohmann::json& plan, const nlohmann::json& what_if);
+
+// Runs the whole bandwidth sweep now, on the calling thread.
 WhatIfSweep sweep_bandwidth(const nlohmann::json& plan, const std::string& type, const std::vector<double>& factors);
+
+// The plan as specified and on each topology variant of its system (none for one GPU).
+std::vector<VariantPoint> sweep_variants(const nlohmann::json& plan);
 
 class WhatIfRunner : public QObject {
   Q_OBJECT

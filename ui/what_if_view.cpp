@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -20,6 +21,33 @@ namespace {
 
 const QColor kLatencyColor(0x00, 0x72, 0xb2);  // Okabe–Ito blue
 const QColor kCommColor(0xe6, 0x9f, 0x00);     // Okabe–Ito orange
+
+// The legend in a row of its own above the plot: inside, a narrow dock's legend covered the
+// curves' ends.
+void legend_above(QCustomPlot& plot) {
+  plot.legend->setVisible(true);
+  plot.axisRect()->insetLayout()->take(plot.legend);
+  plot.plotLayout()->insertRow(0);
+  plot.plotLayout()->addElement(0, 0, plot.legend);
+  plot.plotLayout()->setRowStretchFactor(0, 0.001);
+  plot.legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot.legend->setBorderPen(Qt::NoPen);
+  plot.legend->setMargins(QMargins(4, 2, 4, 0));
+}
+
+std::vector<std::string> legend_names(const QCustomPlot& plot) {
+  std::vector<std::string> names;
+  for (int i = 0; i < plot.legend->itemCount(); ++i)
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i)))
+      names.push_back(item->plottable()->name().toStdString());
+  return names;
+}
+
+QString change_text(double now, double base) {
+  const double change = 100.0 * (now / base - 1);
+  if (std::abs(change) < 0.05) return QObject::tr("±0%");
+  return QStringLiteral("%1%2%").arg(change < 0 ? QStringLiteral("−") : QStringLiteral("+")).arg(std::abs(change), 0, 'f', 1);
+}
 
 QString factor_text(double f) {
   return QStringLiteral("×%1").arg(f, 0, 'g', 3);
@@ -43,18 +71,35 @@ const std::vector<double>& WhatIfView::factors() {
 }
 
 WhatIfView::WhatIfView(QWidget* parent)
-    : QWidget(parent), types_(new QComboBox(this)), summary_(new RichTextBlock(this)), plot_(new QCustomPlot(this)) {
+    : QWidget(parent),
+      types_(new QComboBox(this)),
+      summary_(new RichTextBlock(this)),
+      plot_(new QCustomPlot(this)),
+      variants_(new QCustomPlot(this)) {
+  // Summary on top; the bandwidth sweep and the topology variants on two tabs, each plot the
+  // whole width of the dock (side by side, a narrow dock cut both).
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
+  summary_->setContentsMargins(4, 2, 4, 0);
+  layout->addWidget(summary_);
+  tabs_ = new QTabWidget(this);
+  tabs_->setDocumentMode(true);
+  auto* bandwidth = new QWidget(tabs_);
+  auto* page = new QVBoxLayout(bandwidth);
+  page->setContentsMargins(0, 0, 0, 0);
+  page->setSpacing(2);
   auto* row = new QHBoxLayout;
   row->setContentsMargins(4, 2, 4, 0);
-  row->addWidget(new QLabel(tr("Scale the bandwidth of"), this));
+  row->addWidget(new QLabel(tr("Scale the bandwidth of"), bandwidth));
   row->addWidget(types_, 1);
-  layout->addLayout(row);
-  summary_->setContentsMargins(4, 0, 4, 0);
-  layout->addWidget(summary_);
-  layout->addWidget(plot_, 1);
+  page->addLayout(row);
+  page->addWidget(plot_, 1);
+  tabs_->addTab(bandwidth, tr("Bandwidth"));
+  tabs_->addTab(variants_, tr("Topology"));
+  tabs_->setTabToolTip(1, tr("The plan on each structural variant of its system: a rail more, a link level removed, "
+                             "NVLink over all GPUs"));
+  layout->addWidget(tabs_, 1);
   types_->setToolTip(tr("A link type of the plan's system profile: its bandwidth is scaled ×0.5 to ×4 and the "
                         "plan predicted again at each factor"));
 
@@ -76,21 +121,31 @@ WhatIfView::WhatIfView(QWidget* parent)
   profile->point1->setCoords(1, 0);
   profile->point2->setCoords(1, 1);
   profile->setPen(QPen(muted_text_color(), 1, Qt::DashLine));
-  plot_->legend->setVisible(true);
-  // The legend in a row of its own above the plot: inside, a narrow dock's legend covered the
-  // curves' ends.
-  plot_->axisRect()->insetLayout()->take(plot_->legend);
-  plot_->plotLayout()->insertRow(0);
-  plot_->plotLayout()->addElement(0, 0, plot_->legend);
-  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
-  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-  plot_->legend->setBorderPen(Qt::NoPen);
-  plot_->legend->setMargins(QMargins(4, 2, 4, 0));
+  legend_above(*plot_);
   message_ = add_plot_message(*plot_);
+
+  // Topology variants: one row each, the latency as a horizontal bar (the communication
+  // alone beside it when the kernel overlaps it), the value and change at the bar's end.
+  apply_plot_style(*variants_);
+  for (auto [name, color] : {std::pair{tr("kernel latency"), kLatencyColor},
+                             std::pair{tr("communication alone"), kCommColor}}) {
+    auto* bars = new QCPBars(variants_->yAxis, variants_->xAxis);
+    bars->setName(name);
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(color);
+  }
+  variants_->yAxis->setRangeReversed(true);  // as specified on top
+  variants_->yAxis->setLabel(tr("topology variant"));
+  variants_->yAxis->setTickLabels(false);  // each row's name sits above its bar, the plot's full width
+  variants_->xAxis->setLabel(tr("latency (µs)"));
+  variants_->yAxis->grid()->setVisible(false);
+  legend_above(*variants_);
+  variant_message_ = add_plot_message(*variants_);
 
   connect(types_, &QComboBox::currentTextChanged, this, [this] { run(); });
   connect(&runner_, &WhatIfRunner::swept, this, &WhatIfView::draw);
   showMessage(tr("one GPU: no links to scale"));
+  clearVariants(tr("one GPU: no topology to vary"));
 }
 
 void WhatIfView::setPrediction(const report::Prediction& p, const nlohmann::json& plan) {
@@ -113,6 +168,8 @@ void WhatIfView::setPrediction(const report::Prediction& p, const nlohmann::json
     summary_->clear();
     for (int i = 0; i < plot_->graphCount(); ++i) plot_->graph(i)->data()->clear();
     showMessage(p.network.empty() ? tr("one GPU: no links to scale") : tr("no link types in %1").arg(QString::fromStdString(hardware)));
+    clearVariants(p.network.empty() ? tr("one GPU: no topology to vary")
+                                    : tr("no link types in %1").arg(QString::fromStdString(hardware)));
     return;
   }
   if (isVisible())
@@ -128,12 +185,10 @@ void WhatIfView::resizeEvent(QResizeEvent* event) {
 
 // Both entries side by side where they fit, else one above the other (never cut).
 void WhatIfView::wrapLegend() {
-  std::vector<std::string> names;
-  for (int i = 0; i < plot_->legend->itemCount(); ++i)
-    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot_->legend->item(i)))
-      names.push_back(item->plottable()->name().toStdString());
-  wrap_legend(*plot_, names);
-  plot_->replot(QCustomPlot::rpQueuedReplot);
+  for (QCustomPlot* plot : {plot_, variants_}) {
+    wrap_legend(*plot, legend_names(*plot));
+    plot->replot(QCustomPlot::rpQueuedReplot);
+  }
 }
 
 void WhatIfView::showEvent(QShowEvent* event) {
@@ -145,6 +200,8 @@ void WhatIfView::run() {
   stale_ = false;
   if (types_->currentText().isEmpty() || !plan_.is_object()) return;
   summary_->setHtml(tr("predicting…"));
+  set_plot_message(variant_message_, tr("predicting…"));
+  variants_->replot();
   runner_.request(plan_, types_->currentText().toStdString(), factors());
 }
 
@@ -170,6 +227,7 @@ void WhatIfView::draw(const WhatIfSweep& sweep) {
   if (sweep.points.empty()) {
     summary_->clear();
     showMessage(sweep.error.isEmpty() ? tr("no prediction") : sweep.error);
+    drawVariants(sweep.variants);
     return;
   }
   plot_->xAxis->setLabel(tr("× %1 bandwidth").arg(QString::fromStdString(sweep.link_type)));
@@ -182,20 +240,123 @@ void WhatIfView::draw(const WhatIfSweep& sweep) {
     return nullptr;
   };
   const WhatIfPoint *now = at(1), *twice = at(2);
+  QString text = sweep.error;
   if (now && twice && now->latency_us > 0) {
     const double change = 100.0 * (twice->latency_us / now->latency_us - 1);
-    summary_->setHtml((std::abs(change) < 0.05
-                          ? tr("×2 bandwidth: %1, no faster (the links are not what limits it)")
-                                .arg(format_time_us(now->latency_us))
-                          : tr("×2 bandwidth: %1 → %2 (%3%4%)")
-                                .arg(format_time_us(now->latency_us), format_time_us(twice->latency_us))
-                                .arg(change <= 0 ? QStringLiteral("−") : QStringLiteral("+"))
-                                .arg(std::abs(change), 0, 'f', 1))
-                          .toHtmlEscaped());
+    text = std::abs(change) < 0.05 ? tr("×2 bandwidth: %1, no faster (the links are not what limits it)")
+                                         .arg(format_time_us(now->latency_us))
+                                   : tr("×2 bandwidth: %1 → %2 (%3)")
+                                         .arg(format_time_us(now->latency_us), format_time_us(twice->latency_us),
+                                              change_text(twice->latency_us, now->latency_us));
   }
-  else
-    summary_->setHtml(sweep.error.toHtmlEscaped());
+  drawVariants(sweep.variants);
+  const QString variants = variantSummary();
+  summary_->setHtml(text.toHtmlEscaped() + (variants.isEmpty() ? QString() : "<br>" + variants.toHtmlEscaped()));
   showMessage({});
+}
+
+// The fastest variant against the plan as specified ("" when there is none).
+QString WhatIfView::variantSummary() const {
+  const auto& v = sweep_.variants;
+  if (v.size() < 2 || !v.front().error.isEmpty() || v.front().latency_us <= 0) return {};
+  const VariantPoint* best = nullptr;
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i].error.isEmpty() && (!best || v[i].latency_us < best->latency_us)) best = &v[i];
+  if (!best) return {};
+  if (best->latency_us >= v.front().latency_us * 0.9995)
+    return tr("no topology variant is faster than %1").arg(format_time_us(v.front().latency_us));
+  return tr("fastest topology, %1: %2 → %3 (%4)")
+      .arg(QString::fromStdString(best->label), format_time_us(v.front().latency_us),
+           format_time_us(best->latency_us), change_text(best->latency_us, v.front().latency_us));
+}
+
+void WhatIfView::drawVariants(const std::vector<VariantPoint>& variants) {
+  for (auto* item : variant_values_) variants_->removeItem(item);
+  variant_values_.clear();
+  if (variants.empty()) {
+    clearVariants(tr("no topology to vary"));
+    return;
+  }
+  auto* latency = qobject_cast<QCPBars*>(variants_->plottable(0));
+  auto* comm = qobject_cast<QCPBars*>(variants_->plottable(1));
+  QVector<double> keys, lat, com;
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  double top = 0;
+  bool overlapped = false;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const auto& v = variants[i];
+    keys << static_cast<double>(i);
+    lat << v.latency_us;
+    com << v.comm_us;
+    top = std::max({top, v.latency_us, v.comm_us});
+    overlapped |= v.comm_us > 0 && v.comm_us < 0.995 * v.latency_us;
+    ticker->addTick(static_cast<double>(i), QString::fromStdString(v.label));
+  }
+  latency->setData(keys, lat, true);
+  comm->setData(keys, com, true);
+  // A collective alone is all communication: one bar a row. A kernel that overlaps it, two.
+  comm->setVisible(overlapped);
+  if (overlapped) {
+    comm->addToLegend();
+    latency->setWidth(0.22);
+    comm->setWidth(0.22);
+    auto* group = latency->barsGroup() ? latency->barsGroup() : new QCPBarsGroup(variants_);
+    latency->setBarsGroup(group);
+    comm->setBarsGroup(group);
+  } else {
+    comm->removeFromLegend();
+    latency->setBarsGroup(nullptr);
+    comm->setBarsGroup(nullptr);
+    latency->setWidth(0.4);
+  }
+  // The range stops at 2.5x the plan as specified: a variant far slower (every byte over the
+  // NICs) would squeeze the rest into a sliver. Its bar runs off the edge; its value says so.
+  const double base = variants.front().latency_us;
+  const double cap = base > 0 ? 2.5 * base : top;
+  double shown = 0;
+  for (const auto& v : variants)
+    if (v.latency_us <= cap) shown = std::max({shown, v.latency_us, v.comm_us});
+  const double right = (shown > 0 ? shown : cap) * 1.4;
+  auto add_text = [&](double x, double y, Qt::Alignment align, const QString& text, const QColor& color) {
+    auto* item = new QCPItemText(variants_);
+    item->setPositionAlignment(align);
+    item->position->setCoords(x, y);
+    item->setPadding(QMargins(4, 0, 4, 0));
+    item->setColor(color);
+    item->setText(text);
+    variant_values_.push_back(item);
+  };
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const auto& v = variants[i];
+    const double y = static_cast<double>(i);
+    add_text(0, y - 0.22, Qt::AlignLeft | Qt::AlignBottom, QString::fromStdString(v.label), text_color());
+    QString text = v.error.isEmpty() ? format_time_us(v.latency_us) : tr("no prediction: %1").arg(v.error.left(60));
+    if (i > 0 && v.error.isEmpty() && base > 0) text += "  " + change_text(v.latency_us, base);
+    if (v.latency_us > right)
+      add_text(right, y, Qt::AlignRight | Qt::AlignVCenter, text + QStringLiteral(" ▸"), Qt::white);
+    else
+      add_text(v.latency_us, y, Qt::AlignLeft | Qt::AlignVCenter, text, text_color());
+  }
+  variants_->yAxis->setTicker(ticker);
+  variants_->yAxis->setRange(-0.75, static_cast<double>(variants.size()) - 0.5);
+  variants_->xAxis->setRange(0, right);  // room for the values at the bars' ends
+  set_plot_message(variant_message_, {});
+  for (auto* axis : {variants_->xAxis, variants_->yAxis}) axis->setVisible(true);
+  variants_->legend->setVisible(true);
+  wrapLegend();
+  variants_->replot();
+}
+
+void WhatIfView::clearVariants(const QString& message) {
+  for (auto* item : variant_values_) variants_->removeItem(item);
+  variant_values_.clear();
+  for (int i = 0; i < variants_->plottableCount(); ++i)
+    if (auto* bars = qobject_cast<QCPBars*>(variants_->plottable(i))) bars->data()->clear();
+  set_plot_message(variant_message_, message);
+  const bool frame = message.isEmpty();
+  for (auto* axis : {variants_->xAxis, variants_->yAxis}) axis->setVisible(frame);
+  variants_->legend->setVisible(frame);
+  variants_->replot();
 }
 
 void WhatIfView::showMessage(const QString& text) {

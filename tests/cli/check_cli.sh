@@ -112,6 +112,13 @@ expect_error "single-GPU profile" 'hardware: "h200" is a single-GPU profile' "$(
 expect_error "one device" "params.devices: must be at least 2" "$(coll reduce_scatter h200x8 '"bytes":1024,"devices":1')"
 expect_error "missing bytes" "params.bytes: missing" "$(coll all_to_all h200x8 '"devices":4')"
 expect_error "unknown system" 'unknown hardware "h200x9"' "$(coll all_reduce h200x9 '"bytes":1024,"devices":2')"
+# What-if topologies (net/what_if.h): --what-if merges into the plan's "what_if".
+b32="$root/resources/examples/all_reduce_b200x32.json"
+check "what-if rail faster" bash -c "a=\$('$cli' predict '$b32' --format json | grep -m1 '\"latency_us\"' | tr -dc '0-9.'); b=\$('$cli' predict '$b32' --format json --what-if '{\"add_rail\": {\"ib_ndr\": 1}}' | grep -m1 '\"latency_us\"' | tr -dc '0-9.'); awk -v a=\$a -v b=\$b 'BEGIN { exit !(b < 0.6 * a) }'"
+expect_error "what-if unknown link type" 'what_if.add_rail.ib9: unknown link type "ib9"' "$(cat "$b32")" --what-if '{"add_rail": {"ib9": 1}}'
+expect_error "what-if cuts the nodes apart" 'what_if.remove_level[0]: without ib_ndr, gpu0 cannot reach gpu8' "$(cat "$b32")" --what-if '{"remove_level": ["ib_ndr"]}'
+expect_error "what-if not JSON" '--what-if' "$(cat "$b32")" --what-if '{"add_rail": '
+expect_error "what-if on one GPU" '--what-if: what-if topologies apply to plans over several GPUs' "$(gemm "$base")" --what-if '{"add_rail": {"ib_ndr": 1}}'
 check "ag_gemm overlap_rate" bash -c "'$cli' predict '$root/resources/examples/ag_gemm_h200x8.json' --format json | grep -q overlap_rate"
 fused() { printf '{"kernel":"%s","hardware":"h200x8","params":{"M":4096,"N":4096,"K":4096,%s}}' "$1" "$2"; }
 expect_error "fused N not divisible" "params.N: must be a multiple of devices (3)" "$(fused ag_gemm '"devices":3')"

@@ -1,7 +1,9 @@
 // The What-if topology view: the engine's what-if support swept over a link type's bandwidth
-// in the background, drawn as latency against the factor.
+// in the background, drawn as latency against the factor, and the plan on each topology
+// variant of its system (a rail more, a level less), drawn as bars.
 #include <QComboBox>
 #include <QDockWidget>
+#include <QTabWidget>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -50,6 +52,59 @@ class WhatIfTest : public QObject {
     QVERIFY(open("gemm_h200.json"));
     QVERIFY(view().message().contains("one GPU"));
     QVERIFY(!view().linkTypeSelector()->isEnabled());
+    QCOMPARE(qobject_cast<QCPBars*>(view().variantPlot()->plottable(0))->dataCount(), 0);
+  }
+
+  // b200x32's 1 GiB all-reduce over its 4 nodes is bound by the one NIC per GPU: a second
+  // InfiniBand rail halves the NICs' bytes (tests/unit/test_what_if.cpp: 6.54 -> 3.40 ms as
+  // the tuner runs it), a second NVLink rail gains nothing, NVLink over all 32 GPUs most.
+  void topologyVariantsArePredictedAndDrawn() {
+    QVERIFY(open("all_reduce_b200x32.json"));
+    QCOMPARE(view().linkTypeSelector()->currentText(), QString("ib_ndr"));
+    QVERIFY(sweepShown());
+    const auto& v = view().sweep().variants;
+    QStringList labels;
+    for (const auto& p : v) labels << QString::fromStdString(p.label);
+    QCOMPARE(labels, QStringList({"as specified", "+1 ib_ndr rail", "+1 nvlink5 rail", "without nvlink5",
+                                  "nvlink5 over all 32 GPUs"}));
+    for (const auto& p : v) QVERIFY2(p.error.isEmpty(), qPrintable(p.error));
+    const double base = window_->session().prediction()->latency_us;
+    QVERIFY(qAbs(v[0].latency_us - base) <= 1e-9 * base);
+    QVERIFY2(v[1].latency_us < 0.55 * base, qPrintable(QString("%1 vs %2").arg(v[1].latency_us).arg(base)));
+    QVERIFY(qAbs(v[2].latency_us - base) <= 1e-3 * base);  // NVLink is not the bottleneck
+    QVERIFY(v[3].latency_us > 5 * base);                   // every byte over the NICs
+    QVERIFY(v[4].latency_us < v[1].latency_us);
+    // Drawn: a bar per variant, its label on the axis, the axes labelled, the legend shown.
+    auto* bars = qobject_cast<QCPBars*>(view().variantPlot()->plottable(0));
+    QVERIFY(bars);
+    QCOMPARE(bars->dataCount(), static_cast<int>(v.size()));
+    auto* ticker = dynamic_cast<QCPAxisTickerText*>(view().variantPlot()->yAxis->ticker().data());
+    QVERIFY(ticker);
+    QCOMPARE(ticker->ticks().value(1), QString("+1 ib_ndr rail"));
+    QCOMPARE(view().variantPlot()->xAxis->label(), QString::fromUtf8("latency (µs)"));
+    QVERIFY(view().variantPlot()->legend->visible());
+    QVERIFY(view().variantPlot()->legend->itemCount() >= 1);
+    QVERIFY2(view().summary().contains("fastest topology, nvlink5 over all 32 GPUs"), qPrintable(view().summary()));
+    // Both summary lines fit; the slow variant's bar runs off the range (2.5x the plan's).
+    view().tabs()->setCurrentIndex(1);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    const auto* summary = view().findChild<RichTextBlock*>();
+    QVERIFY(summary->height() >= summary->heightForWidth(summary->width()));
+    QVERIFY(view().variantPlot()->xAxis->range().upper < v[3].latency_us);
+    QVERIFY(view().variantPlot()->xAxis->range().upper > v[0].latency_us);
+    if (qEnvironmentVariableIsSet("TILESIGHT_TEST_GRABS")) {
+      view().grab().save(qEnvironmentVariable("TILESIGHT_TEST_GRABS") + "/what_if_b200x32_topology.png");
+      view().tabs()->setCurrentIndex(0);
+      view().grab().save(qEnvironmentVariable("TILESIGHT_TEST_GRABS") + "/what_if_b200x32_bandwidth.png");
+    }
+  }
+
+  // The variants carry the plan's own what_if along (theirs win where both name a field).
+  void variantsKeepThePlansWhatIf() {
+    nlohmann::json plan = {{"what_if", {{"bandwidth_scale", {{"nvlink5", 2}}}}}};
+    const auto out = with_what_if(plan, {{"add_rail", {{"ib_ndr", 1}}}});
+    QCOMPARE(out["what_if"]["bandwidth_scale"]["nvlink5"].get<double>(), 2.0);
+    QCOMPARE(out["what_if"]["add_rail"]["ib_ndr"].get<int>(), 1);
   }
 
   // ×1 is the plan as predicted; a collective alone is α + β·B: twice the bandwidth halves

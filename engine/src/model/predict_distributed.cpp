@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tilesight/model/distributed.h"
+#include "tilesight/net/what_if.h"
 #include "tilesight/util/json_input.h"
 
 namespace tilesight::model {
@@ -52,28 +53,16 @@ const std::map<std::string, Predictor>& predictors() {
   return all;
 }
 
-// What-if topologies: {"bandwidth_scale": {"nvlink4": 2}} scales a link type of the system
-// (routes recomputed); the prediction then names the system "h200x8 (what-if)".
+// What-if topologies (net/what_if.h): the system's network transformed as the plan's
+// "what_if" says; the prediction then names the system "h200x8 (what-if)".
 Errors apply_what_if(const nlohmann::json& w, net::SystemSpec& system) {
-  Errors errors;
-  FieldReader f{w, "what_if", errors};
-  if (!expect_object(w, "what_if", errors)) return errors;
-  f.reject_unknown({"bandwidth_scale"});
-  const nlohmann::json* scale = f.object("bandwidth_scale");
-  if (!scale) return errors;
-  for (const auto& [type, factor] : scale->items()) {
-    const std::string path = nest("what_if.bandwidth_scale", type);
-    auto x = json_number(factor, path, 1e-3, 1e3, errors);
-    if (!x) continue;
-    auto net = system.network.with_bandwidth_scaled(type, *x);
-    if (!net) {
-      errors.push_back({path, net.errors().front().message});
-      continue;
-    }
-    system.network = std::move(net).value();
-  }
-  if (errors.empty()) system.name += " (what-if)";
-  return errors;
+  auto parsed = net::parse_what_if(w);
+  if (!parsed) return parsed.errors();
+  auto changed = net::apply_what_if(system.network, *parsed);
+  if (!changed) return changed.errors();
+  system.network = std::move(changed).value();
+  system.name += " (what-if)";
+  return {};
 }
 
 }  // namespace

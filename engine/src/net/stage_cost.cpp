@@ -23,9 +23,15 @@ StageCost stage_cost(const NetworkHierarchy& net, const std::vector<std::size_t>
   std::vector<double> sent(group.size(), 0.0);
   for (const Exchange& e : stage.exchanges) {
     if (e.src == e.dst) continue;
-    const Route& route = net.route(group[e.src], group[e.dst]);
-    cost.latency_s = std::max(cost.latency_s, net.route_latency(route, protocol));
-    for (std::size_t l : route) bytes[l] += e.bytes;
+    // Parallel rails share the transfer evenly: NCCL spreads a GPU's channels over its NICs
+    // in turn (topo.cc, ncclTopoGetLocalNet: channel c takes local NIC c mod NICs), and
+    // every channel carries an equal part of the buffer.
+    const Routes& routes = net.routes(group[e.src], group[e.dst]);
+    const double share = e.bytes / static_cast<double>(routes.size());
+    for (const Route& route : routes) {
+      cost.latency_s = std::max(cost.latency_s, net.route_latency(route, protocol));
+      for (std::size_t l : route) bytes[l] += share;
+    }
     sent[e.src] += e.bytes;
   }
   if (send_rate > 0)

@@ -6,7 +6,9 @@
 //   gpu0 ──gpu0->nvswitch──▶ nvswitch ──nvswitch->gpu1──▶ gpu1
 //
 // Routes are computed once, for every ordered pair of devices: the least α + β·1 MiB path
-// that passes only through switches (a GPU never forwards another GPU's traffic).
+// that passes only through switches (a GPU never forwards another GPU's traffic), and every
+// other path as cheap that shares no link with those before it (parallel rails: a GPU with
+// two NICs into two fabrics reaches a GPU of another node both ways).
 #pragma once
 
 #include <array>
@@ -50,6 +52,9 @@ struct Link {
 };
 
 using Route = std::vector<std::size_t>;  // link indices from source to destination
+// The link-disjoint least-cost routes between two devices, the first one's ties broken as
+// the search meets them; a transfer spreads its bytes evenly over them (stage_cost.h).
+using Routes = std::vector<Route>;
 
 class NetworkHierarchy {
  public:
@@ -64,8 +69,11 @@ class NetworkHierarchy {
   const LinkType& type_of(std::size_t link) const { return types_[links_[link].type]; }
   // Device i is the i-th node marked device, in the order the profile lists them (gpu0, gpu1, ...).
   const std::string& device_name(std::size_t device) const { return nodes_[devices_[device]].name; }
-  const Route& route(std::size_t src_device, std::size_t dst_device) const {
+  const Routes& routes(std::size_t src_device, std::size_t dst_device) const {
     return routes_[src_device * devices_.size() + dst_device];
+  }
+  const Route& route(std::size_t src_device, std::size_t dst_device) const {
+    return routes(src_device, dst_device).front();
   }
   // Σ α over a route's hops (eq. 11's routed hop latency).
   double route_latency(const Route& r, Protocol p) const;
@@ -94,16 +102,18 @@ class NetworkHierarchy {
   // link share a node; nodes are numbered in order of first appearance.
   std::vector<std::size_t> nodes_of(const std::vector<std::size_t>& group) const;
 
-  // A copy with one link type's bandwidth scaled and the routes recomputed (what-if: "double
-  // the NVLink bandwidth"); an unknown type name is an error.
-  Result<NetworkHierarchy> with_bandwidth_scaled(const std::string& type_name, double factor) const;
+  // The same system over other nodes, link types or links (routes recomputed), keeping its
+  // calibration: launch latencies, NCCL's channels and tuner. The what-if topologies of
+  // what_if.h are built this way.
+  Result<NetworkHierarchy> rebuilt(std::vector<NetworkNode> nodes, std::vector<LinkType> types,
+                                   std::vector<Link> links) const;
 
  private:
   std::vector<NetworkNode> nodes_;
   std::vector<LinkType> types_;
   std::vector<Link> links_;
   std::vector<std::size_t> devices_;  // node index of each device
-  std::vector<Route> routes_;         // devices x devices
+  std::vector<Routes> routes_;        // devices x devices
   NcclChannels channels_;
   NcclTunerSpec tuner_;
   std::array<double, kProtocolCount> p2p_launch_s_{-1, -1, -1};  // < 0: as launch_s_

@@ -5,7 +5,9 @@
 //
 // B_{l,k} is every byte of stage k routed through link l, so exchanges that share a link
 // (two transfers through one NIC, all of a GPU's sends through its NVSwitch port) add up
-// there. β_l is per link and per collective/protocol (LinkType::beta).
+// there. β_l is per link and per collective/protocol (LinkType::beta). Where two devices
+// have parallel routes (rails: NetworkHierarchy::routes), an exchange's bytes split evenly
+// over them, as NCCL's channels spread over a GPU's NICs.
 //
 // Where the system measures what NCCL's channels send for this collective (nccl_channels.h,
 // send_rate > 0), a link carries each protocol's payload at its wire share
