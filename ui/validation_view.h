@@ -46,6 +46,8 @@ class ValidationView : public QWidget {
   bool busy() const;
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* problems() const { return problems_; }
+  QComboBox* hardwareSelector() const { return hardware_; }
+  QComboBox* kernelSelector() const { return kernel_; }
   QString summaryText() const;
 
   // The scored row drawn at data index `index` of the scatter (sorted by measured time).

@@ -3,6 +3,9 @@
 #include <QDockWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
+#include <map>
+#include <vector>
 #include <fstream>
 
 #include "gui_test_util.h"
@@ -50,6 +53,18 @@ class FilesTest : public QObject {
         R"({"kernel": "gemm", "hardware": "h200", "params": {"M": 64, "N": 64, "K": 64, "blokc_m": 3}})");
     message = window_->files().openPath(path("field.json"), true);
     QVERIFY2(message.contains("field.json") && message.contains("params.blokc_m"),
+             qPrintable(message));
+    // A value of the wrong type or range, on its own line: the file, the line and the field.
+    write(path("type.json"), "{\n  \"kernel\": \"gemm\",\n  \"hardware\": \"h200\",\n  \"params\": {\n"
+                             "    \"M\": 64, \"N\": 64, \"K\": 64,\n    \"stages\": \"three\"\n  }\n}\n");
+    message = window_->files().openPath(path("type.json"), true);
+    QVERIFY2(message.contains("type.json") && message.contains("line 6") && message.contains("params.stages"),
+             qPrintable(message));
+    // A collective's file too (the engine reads it as it predicts).
+    write(path("collective.json"), "{\n  \"kernel\": \"all_reduce\",\n  \"hardware\": \"h200x8\",\n"
+                                   "  \"params\": {\n    \"bytes\": \"lots\",\n    \"devices\": 8\n  }\n}\n");
+    message = window_->files().openPath(path("collective.json"), true);
+    QVERIFY2(message.contains("collective.json") && message.contains("line 5") && message.contains("params.bytes"),
              qPrintable(message));
     QVERIFY(!window_->files().openPath(path("missing.json"), true).isEmpty());
     QCOMPARE(window_->session().plan(), before);
@@ -103,6 +118,27 @@ class FilesTest : public QObject {
     QVERIFY(files.writeTrace(path("trace.json")).isEmpty());
     const auto trace = nlohmann::json::parse(read(path("trace.json")).toStdString());
     QVERIFY(trace["traceEvents"].size() > window_->session().prediction()->timeline.size());
+    // As Perfetto reads it: the process and every thread with a bar named, and the bars of
+    // one thread in sequence (a pipeline's overlapping bars take their own slots), so they nest.
+    bool process_named = false;
+    std::map<int, std::string> threads;
+    std::map<int, std::vector<std::pair<double, double>>> bars;
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "process_name") process_named = !e["args"]["name"].get<std::string>().empty();
+      if (e["ph"] == "M" && e["name"] == "thread_name") threads[e["tid"].get<int>()] = e["args"]["name"];
+      if (e["ph"] == "X") {
+        QVERIFY(e["dur"].get<double>() >= 0);
+        bars[e["tid"].get<int>()].emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+      }
+    }
+    QVERIFY(process_named);
+    QVERIFY(bars.size() >= 4);  // TC, SMEM, L2, DRAM at least
+    for (auto& [tid, spans] : bars) {
+      QVERIFY2(threads.count(tid) && !threads[tid].empty(), qPrintable(QString::number(tid)));
+      std::sort(spans.begin(), spans.end());
+      for (std::size_t i = 1; i < spans.size(); ++i)
+        QVERIFY2(spans[i].first >= spans[i - 1].second - 1e-9, threads[tid].c_str());
+    }
   }
 };
 

@@ -7,7 +7,8 @@
 //     form's combo boxes,
 //   - the template form's combo boxes (the collective algorithms follow `devices`),
 //   - the plan editor's property panel: the dependency list (QListWidget) and its combos,
-//   - the cache heatmap's map selector.
+//   - the cache heatmap's map selector,
+//   - the What-if view's link-type selector (the validation view's: test_validation).
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QListWidget>
@@ -27,6 +28,7 @@
 #include "ui/plan_editor.h"
 #include "ui/template_form.h"
 #include "ui/utilization_model.h"
+#include "ui/what_if_view.h"
 
 using namespace tilesight::ui;
 
@@ -127,6 +129,16 @@ class ItemModelTest : public QObject {
     QVERIFY(open("all_reduce_h200x8.json"));  // no map
     QVERIFY(open("gemm_b200.json"));
     QVERIFY(window_->heatmapView()->mapSelector()->count() >= 1);
+  }
+
+  // The What-if view's link-type selector: the system's link types, none on one GPU.
+  void whatIfSelectorModel() {
+    watch(window_->whatIfView()->linkTypeSelector()->model());
+    QVERIFY(open("ag_gemm_h200x8.json"));
+    QVERIFY(window_->whatIfView()->linkTypeSelector()->count() >= 1);
+    QVERIFY(open("all_to_all_b200x32.json"));  // another system: nvlink and InfiniBand
+    QVERIFY(open("gemm_h200.json"));
+    QVERIFY(open("llm_decode_h200x8.json"));
   }
 
   void utilizationModel() {

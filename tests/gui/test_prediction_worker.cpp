@@ -52,6 +52,29 @@ class PredictionWorkerTest : public QObject {
     QCOMPARE(discarded.at(0).at(0).toULongLong(), g1);
   }
 
+  // Staleness goes both ways: a bad edit's errors never replace a newer good prediction, nor
+  // an old prediction the errors of a newer bad edit.
+  void dropsAStaleFailureOrPrediction() {
+    auto good = test::example(), bad = test::example();
+    bad["params"]["warps"] = 64;  // 2048 threads: no block holds them
+    for (bool bad_first : {true, false}) {
+      PredictionWorker worker;
+      QSignalSpy predicted(&worker, &PredictionWorker::predicted);
+      QSignalSpy failed(&worker, &PredictionWorker::failed);
+      QSignalSpy discarded(&worker, &PredictionWorker::discarded);
+      const quint64 first = worker.submit(bad_first ? bad : good);
+      const quint64 latest = worker.submit(bad_first ? good : bad);
+      QSignalSpy& wanted = bad_first ? predicted : failed;
+      QVERIFY(wanted.wait(test::kTimeoutMs));
+      QTest::qWait(50);
+      QCOMPARE(wanted.count(), 1);
+      QCOMPARE(wanted.at(0).at(0).toULongLong(), latest);
+      QCOMPARE((bad_first ? failed : predicted).count(), 0);
+      QCOMPARE(discarded.count(), 1);
+      QCOMPARE(discarded.at(0).at(0).toULongLong(), first);
+    }
+  }
+
   void reportsErrorsWithTheirPath() {
     PredictionWorker worker;
     QSignalSpy failed(&worker, &PredictionWorker::failed);

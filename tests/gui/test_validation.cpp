@@ -1,8 +1,12 @@
 // File > Open validation corpus: a measured corpus predicted off the UI thread, plotted
 // against its measurements with the CLI's figures; a clicked point opens its configuration.
+#include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
+#include <memory>
+#include <vector>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -121,6 +125,26 @@ class ValidationTest : public QObject {
     // The window still works: a good corpus afterwards.
     QVERIFY(shown(write(QStringLiteral("mini.csv"), kCorpus)));
     QCOMPARE(window_->validationView()->result().report.scored.size(), std::size_t(6));
+  }
+
+  // QAbstractItemModelTester on the view's item models (the problems table, the hardware and
+  // kernel selectors) while corpora replace one another: a good one, a bad one, a real one.
+  void itsItemModelsPassTheTester() {
+    ValidationView* view = shown(write(QStringLiteral("mini.csv"), kCorpus));
+    QVERIFY(view);
+    std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
+    for (QAbstractItemModel* model : {view->problems()->model(), view->hardwareSelector()->model(),
+                                      view->kernelSelector()->model()})
+      testers.push_back(std::make_unique<QAbstractItemModelTester>(
+          model, QAbstractItemModelTester::FailureReportingMode::QtTest));
+    QVERIFY(view->hardwareSelector()->count() >= 6 && view->kernelSelector()->count() >= 2);
+    QVERIFY(shown(write(QStringLiteral("bad.csv"), "M,N,K\n1,2,3\n")));
+    QCOMPARE(view->problems()->rowCount(), 0);
+    const QString norms = qEnvironmentVariable("TILESIGHT_DATA") + QStringLiteral("/tests/validation/h200/norms.csv");
+    QVERIFY(shown(norms));
+    QVERIFY(view->problems()->rowCount() > 5);
+    QVERIFY(shown(write(QStringLiteral("mini.csv"), kCorpus)));
+    QCOMPARE(view->problems()->rowCount(), 2);
   }
 
   void aRealCorpusOpensWithItsLaunchPath() {
