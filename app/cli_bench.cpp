@@ -73,7 +73,7 @@ int run_bench(const BenchOptions& o) {
       auto doc = parse_json_text(lines[n]);
       auto plan = doc ? kernels::read_plan(*doc) : Result<kernels::PlanInput>(doc.errors());
       if (!plan || !hw) { ++failed; continue; }
-      auto pred = model::evaluate(plan->program, *hw, {.timeline = false});
+      auto pred = model::evaluate(plan->program, *hw, {.timeline = false, .diagnosis = false});
       if (!pred) { ++failed; continue; }
       bytes += report::to_json(*pred, {.detail = false}).dump().size();
     }

@@ -63,7 +63,9 @@ Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictO
     return Error{"hardware", "missing: name a profile in the plan (\"hardware\": \"h200\") or pass --hw"};
   auto hw = profiles.get(hw_name);
   if (!hw) return prefixed(opt.hw.empty() ? "hardware" : "--hw", hw.errors());
-  auto prediction = model::evaluate(plan->program, *hw, {.timeline = opt.timeline || !opt.trace.empty()});
+  // One-line results (--jsonl) carry no diagnosis: skip writing it.
+  const bool lines = opt.jsonl || opt.format == "jsonl";
+  auto prediction = model::evaluate(plan->program, *hw, {.timeline = opt.timeline || !opt.trace.empty(), .diagnosis = !lines});
   if (!prediction) return plan->explain(prediction.errors());
   return prediction;
 }

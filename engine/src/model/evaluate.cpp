@@ -272,7 +272,7 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
   pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
   fill_cache(pred, program, traffic);
   if (options.timeline) pred.timeline = build_timeline(program, first, options.timeline_iterations);
-  pred.diagnosis = report::diagnose(pred);
+  if (options.diagnosis) pred.diagnosis = report::diagnose(pred);
   return pred;
 }
 

@@ -19,13 +19,15 @@ std::string quoted(const std::string& s) {
   return "\"" + s + "\"";
 }
 
+// The checks build a field's path only for an error: validation runs on every prediction
+// (the batch path's search loops), and most fields are fine.
 void check_integer(std::int64_t v, std::int64_t min, std::int64_t max, const std::string& path,
                    Errors& errors) {
   if (auto problem = integer_range_problem(v, min, max)) errors.push_back({path, *problem});
 }
 
-void check_amount(double v, const std::string& path, Errors& errors) {
-  if (auto problem = number_range_problem(v, 0, kMaxAmount)) errors.push_back({path, *problem});
+void check_amount(double v, const std::string& base, const char* field, Errors& errors) {
+  if (auto problem = number_range_problem(v, 0, kMaxAmount)) errors.push_back({nest(base, field), *problem});
 }
 
 // Names must be non-empty and unique within their list: they are how JSON refers to things.
@@ -34,23 +36,23 @@ void check_names(const std::vector<T>& items, const std::string& list_path, cons
                  Errors& errors) {
   std::map<std::string, std::size_t, std::less<>> first;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string path = nest(at(list_path, i), "name");
     const std::string& name = items[i].name;
     if (name.empty()) {
-      errors.push_back({path, "must not be empty"});
+      errors.push_back({nest(at(list_path, i), "name"), "must not be empty"});
       continue;
     }
     auto [it, inserted] = first.emplace(name, i);
     if (!inserted) {
-      errors.push_back({path, std::string("duplicate ") + what + " name " + quoted(name) +
-                                  " (first at " + at(list_path, it->second) + ")"});
+      errors.push_back({nest(at(list_path, i), "name"), std::string("duplicate ") + what + " name " +
+                                                            quoted(name) + " (first at " +
+                                                            at(list_path, it->second) + ")"});
     }
   }
 }
 
 void check_extents(const std::vector<std::int64_t>& dims, const std::string& path, Errors& errors) {
   for (std::size_t i = 0; i < dims.size(); ++i)
-    check_integer(dims[i], 1, kMaxExtent, at(path, i), errors);
+    if (auto problem = integer_range_problem(dims[i], 1, kMaxExtent)) errors.push_back({at(path, i), *problem});
 }
 
 void check_tensors(const TileProgram& p, Errors& errors) {
@@ -73,7 +75,8 @@ void check_grid(const TileGrid& grid, Errors& errors) {
   bool overflow = false;
   for (std::size_t i = 0; i < grid.dims.size(); ++i) {
     const std::int64_t extent = grid.dims[i].extent;
-    check_integer(extent, 1, kMaxExtent, nest(at("grid.dims", i), "extent"), errors);
+    if (auto problem = integer_range_problem(extent, 1, kMaxExtent))
+      errors.push_back({nest(at("grid.dims", i), "extent"), *problem});
     if (extent >= 1 && extent <= kMaxExtent)
       overflow |= __builtin_mul_overflow(tiles, extent, &tiles);
   }
@@ -86,9 +89,9 @@ void check_grid(const TileGrid& grid, Errors& errors) {
   }
 }
 
-void check_loop_name(const TileProgram& p, const std::string& loop, const std::string& path,
+void check_loop_name(const TileProgram& p, const std::string& loop, const std::string& base, const char* field,
                      Errors& errors) {
-  if (!loop.empty() && !p.find_loop(loop)) errors.push_back({path, "unknown loop " + quoted(loop)});
+  if (!loop.empty() && !p.find_loop(loop)) errors.push_back({nest(base, field), "unknown loop " + quoted(loop)});
 }
 
 void check_accesses(const TileProgram& p, Errors& errors) {
@@ -105,17 +108,16 @@ void check_accesses(const TileProgram& p, Errors& errors) {
                                                       " has " + std::to_string(t->shape.size())});
     }
     for (std::size_t j = 0; j < a.reuse_dims.size(); ++j) {
-      const std::string dim_path = at(nest(path, "reuse_dims"), j);
       if (!p.grid.dim_index(a.reuse_dims[j])) {
-        errors.push_back({dim_path, "unknown grid dim " + quoted(a.reuse_dims[j])});
+        errors.push_back({at(nest(path, "reuse_dims"), j), "unknown grid dim " + quoted(a.reuse_dims[j])});
       } else if (std::find(
                      a.reuse_dims.begin(), a.reuse_dims.begin() + static_cast<std::ptrdiff_t>(j),
                      a.reuse_dims[j]) != a.reuse_dims.begin() + static_cast<std::ptrdiff_t>(j)) {
-        errors.push_back({dim_path, "duplicate grid dim " + quoted(a.reuse_dims[j])});
+        errors.push_back({at(nest(path, "reuse_dims"), j), "duplicate grid dim " + quoted(a.reuse_dims[j])});
       }
     }
-    check_loop_name(p, a.loop, nest(path, "loop"), errors);
-    check_amount(a.revisit, nest(path, "revisit"), errors);
+    check_loop_name(p, a.loop, path, "loop", errors);
+    check_amount(a.revisit, path, "revisit", errors);
     if (a.revisit > 0 && a.write) errors.push_back({nest(path, "revisit"), "a write cannot revisit its blocks"});
   }
 }
@@ -143,7 +145,7 @@ void check_loops(const TileProgram& p, Errors& errors) {
     const Loop& l = p.loops[i];
     check_integer(l.trip_count, 1, kMaxExtent, nest(at("loops", i), "trip_count"), errors);
     check_integer(l.stages, 1, kMaxStages, nest(at("loops", i), "stages"), errors);
-    check_loop_name(p, l.parent, nest(at("loops", i), "parent"), errors);
+    check_loop_name(p, l.parent, at("loops", i), "parent", errors);
     if (l.trips.empty()) continue;
     const auto dim = p.grid.dim_index(l.trips_dim);
     const std::string along = nest(at("loops", i), "trips_along");
@@ -180,22 +182,21 @@ void check_action_fields(const TileProgram& p, std::size_t i, Errors& errors) {
     if (!p.find_tensor(a.operands[j]))
       errors.push_back({at(nest(path, "operands"), j), "unknown tensor " + quoted(a.operands[j])});
   }
-  check_amount(a.flops, nest(path, "flops"), errors);
-  check_amount(a.bytes, nest(path, "bytes"), errors);
-  check_amount(a.sfu_ops, nest(path, "sfu_ops"), errors);
+  check_amount(a.flops, path, "flops", errors);
+  check_amount(a.bytes, path, "bytes", errors);
+  check_amount(a.sfu_ops, path, "sfu_ops", errors);
   for (std::size_t j = 0; j < a.deps.size(); ++j) {
-    const std::string dep_path = at(nest(path, "deps"), j);
     if (a.deps[j] >= p.actions.size()) {
-      errors.push_back({dep_path, "no action with index " + std::to_string(a.deps[j]) +
-                                      " (the program has " + std::to_string(p.actions.size()) +
-                                      " actions)"});
+      errors.push_back({at(nest(path, "deps"), j), "no action with index " + std::to_string(a.deps[j]) +
+                                                       " (the program has " + std::to_string(p.actions.size()) +
+                                                       " actions)"});
     } else if (std::count(a.deps.begin(), a.deps.begin() + static_cast<std::ptrdiff_t>(j),
                           a.deps[j]) > 0) {
-      errors.push_back({dep_path, "duplicate dependency " + quoted(p.actions[a.deps[j]].name)});
+      errors.push_back({at(nest(path, "deps"), j), "duplicate dependency " + quoted(p.actions[a.deps[j]].name)});
     }
   }
   // A dependency may cross loop levels (a tile-body load feeding a loop's mma): allowed.
-  check_loop_name(p, a.loop, nest(path, "loop"), errors);
+  check_loop_name(p, a.loop, path, "loop", errors);
 }
 
 // The first dependency cycle found, as action indices in execution order (each one's

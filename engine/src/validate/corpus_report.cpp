@@ -73,7 +73,7 @@ CorpusReport predict_corpus(const Corpus& corpus, const hw::HardwareSpec& hw,
     if (progress && i % 16 == 0 && !progress(i, total)) break;
     const auto& row = corpus.rows[i];
     auto plan = kernels::read_plan(row.plan);
-    auto pred = plan ? model::evaluate(plan->program, hw, {.timeline = false})
+    auto pred = plan ? model::evaluate(plan->program, hw, {.timeline = false, .diagnosis = false})
                      : Result<report::Prediction>(plan.errors());
     if (!pred) {
       if (r.rejected++ < 5)

@@ -23,6 +23,7 @@ struct EvaluateOptions {
   std::size_t max_orders = 50000;                   // cap of the order search per loop
   bool timeline = true;                             // fill Prediction::timeline
   int timeline_iterations = 4;                      // loop iterations drawn per loop
+  bool diagnosis = true;                            // fill Prediction::diagnosis (the batch paths skip it)
 };
 
 Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::HardwareSpec& hw,
