@@ -4,6 +4,7 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTreeView>
+#include <QMap>
 #include <QtTest>
 
 #include "gui_test_util.h"
@@ -187,6 +188,16 @@ class ConfigPanelTest : public QObject {
     auto* tree = panel().programTree();
     QVERIFY(tree && tree->isVisibleTo(&panel()));
     QVERIFY(tree->model()->rowCount() >= 5);  // name, hardware, tensors, grid, accesses, ...
+    // A branch says what it holds without being opened: names, or an object's fields.
+    QMap<QString, QString> values;
+    for (int r = 0; r < tree->model()->rowCount(); ++r)
+      values[tree->model()->index(r, 0).data().toString()] = tree->model()->index(r, 1).data().toString();
+    QCOMPARE(values["actions"], QString("4: load_a, load_b, mma, store_c"));
+    QCOMPARE(values["tensors"], QString("3: A, B, C"));
+    QVERIFY2(values["grid"].startsWith("dims [m, n], launch_order {…}"), qPrintable(values["grid"]));
+    const QModelIndex actions = tree->model()->match(tree->model()->index(0, 0), Qt::DisplayRole, "actions").value(0);
+    const QString mma = tree->model()->index(2, 1, actions).data().toString();
+    QVERIFY2(mma.contains("deps [load_a, load_b]") && mma.contains("op mma_tc"), qPrintable(mma));
     QVERIFY(!panel().spinBox("block_m")->isVisibleTo(&panel()));
     QCOMPARE(QString::fromStdString(session().prediction()->kernel), QString("custom"));
   }
