@@ -21,7 +21,9 @@
 // (a collective), in the timeline's place.
 #pragma once
 
+#include <QCoreApplication>
 #include <QWidget>
+#include <cstdint>
 #include <vector>
 
 #include "tilesight/report/prediction.h"
@@ -29,6 +31,8 @@
 namespace tilesight::ui {
 
 class NetworkLanes : public QWidget {
+  Q_DECLARE_TR_FUNCTIONS(NetworkLanes)
+
  public:
   static constexpr int kMaxLanes = 16;
   static constexpr int kLaneHeight = 18;
@@ -49,6 +53,10 @@ class NetworkLanes : public QWidget {
   // width when the names stand above the bars (stacked).
   int barWidth() const { return geometry().x1 - geometry().x0; }
   bool stacked() const;
+  // Stage loads the engine did not list (NetworkReport::events_dropped), and where the listed
+  // ones end: the rest of the axis is hatched.
+  std::int64_t droppedEvents() const { return dropped_; }
+  double drawnUntilUs() const { return drawn_until_us_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -74,6 +82,8 @@ class NetworkLanes : public QWidget {
   double latency_us_ = 0;
   int label_width_ = 0, util_width_ = 0;
   bool fitted_stacked_ = false;
+  std::int64_t dropped_ = 0;
+  double drawn_until_us_ = 0;
 };
 
 }  // namespace tilesight::ui

@@ -152,6 +152,18 @@ class ReportTest : public QObject {
     QVERIFY2(view.laneBarWidth() >= 120, qPrintable(QString::number(view.laneBarWidth())));
   }
 
+  // A ring all-reduce on 32 GPUs has more stage loads than the engine lists: the lanes say
+  // where the listed ones end instead of drawing the links idle after a quarter of the time.
+  void unlistedStagesAreSaid() {
+    NetworkView view;
+    const auto p = predict("all_reduce_b200x32.json");
+    QVERIFY(p.network.events_dropped > 0);
+    view.setPrediction(p);
+    QVERIFY2(view.details().contains("more stage loads not listed"), qPrintable(view.details()));
+    view.setPrediction(predict("all_reduce_h200x8.json"));  // every stage listed
+    QVERIFY2(!view.details().contains("not listed"), qPrintable(view.details()));
+  }
+
   // Ulysses with overlap none in the default window's dock (about 260 px): the schedule's
   // names ("collective steps") and the links' would leave the bars a few dozen pixels beside
   // them, so each name goes above its bars and the bars take the width; a wide dock keeps
