@@ -193,8 +193,12 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
                             std::string(net::protocol_name(in->protocol)) + ", " + fmt("%.4g", s.comm_alone * kUs) +
                             " us) around local attention on " + std::to_string(p.attention.heads / p.devices) +
                             " heads (" + fmt("%.4g", compute_alone * kUs) + " us), overlap " +
-                            kernels::overlap_name(p.overlap) + " in " + std::to_string(pieces) + " pieces: " +
+                            kernels::overlap_name(p.overlap) + " in " + std::to_string(pieces) +
+                            (pieces == 1 ? " piece" : " pieces") + ": " +
                             fmt("%.0f", 100 * pred.network.overlap_rate) + "% of the communication hidden" +
+                            (pieces == 1 && p.attention.kv_heads / p.devices <= 1 && p.overlap != kernels::Overlap::kNone
+                                 ? " (pieces split a GPU's KV heads, and it has one: its attention waits for the whole all-to-all)"
+                                 : "") +
                             (p.overlap == kernels::Overlap::kStream ? "; on two streams " + share.why : "") + ".");
   return pred;
 }
