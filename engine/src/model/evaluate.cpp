@@ -135,6 +135,7 @@ report::LoopReport loop_report(const LoopAnalysis& la) {
   r.throughput_us = la.throughput * kUs;
   r.chain_us = la.chain * kUs;
   r.latency_floor_us = la.latency_floor * kUs;
+  r.mma_exposed_us = la.mma_exposed * kUs;
   r.limited_by = la.limited_by;
   for (auto k : la.best_order) r.best_order.push_back(la.items[k].name);
   r.order_search = la.search.method;

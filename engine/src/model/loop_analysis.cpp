@@ -287,10 +287,13 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   out.last_chain = loads_on_chain ? 0.0 : out.chain;
 
   const double steady = std::max(fixed, chain_per_tile);
-  out.limited_by = steady == other ? "throughput"
-                   : steady == memory_bound
-                       ? (out.latency_floor > memory ? "memory latency" : "throughput")
-                       : "dependency chain";
+  out.mma_exposed = chain_per_tile > fixed ? 0.0 : exposed;
+  // What sets the steady state: the chain when it is longer than the rest, else the busiest
+  // pipeline or the memory path (its latency floor or its transfer), whichever of those two
+  // binds; the MMA the next load does not overlap adds to either and names neither.
+  out.limited_by = chain_per_tile > fixed   ? "dependency chain"
+                   : other >= memory_bound ? "throughput"
+                   : (out.latency_floor > memory ? "memory latency" : "throughput");
 
   // Envelope (eqs. 2-3).
   auto& env = out.envelope;

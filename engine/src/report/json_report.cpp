@@ -26,7 +26,7 @@ nlohmann::json loops_json(const Prediction& p) {
                    {"prologue_us", r6(l.prologue_us)}, {"steady_us", r6(l.steady_us)},
                    {"epilogue_us", r6(l.epilogue_us)}, {"total_us", r6(l.total_us)},
                    {"throughput_us", r6(l.throughput_us)}, {"chain_us", r6(l.chain_us)},
-                   {"latency_floor_us", r6(l.latency_floor_us)}, {"limited_by", l.limited_by},
+                   {"latency_floor_us", r6(l.latency_floor_us)}, {"mma_exposed_us", r6(l.mma_exposed_us)}, {"limited_by", l.limited_by},
                    {"best_order", l.best_order}, {"order_search", l.order_search},
                    {"legal_orders", l.legal_orders}, {"legal_orders_exact", l.legal_orders_exact},
                    {"steady_bottleneck", resource_key(l.steady_bottleneck)}, {"tc_us", r6(l.tc_us)},

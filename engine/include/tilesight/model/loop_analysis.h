@@ -53,6 +53,7 @@ struct LoopAnalysis {
   double throughput = 0;
   double chain = 0;
   double latency_floor = 0;
+  double mma_exposed = 0;      // of the steady iteration: MMA the next stage's load does not overlap
   double first_load_latency = 0;
   double first_loads = 0;
   double last_chain = 0;

@@ -37,6 +37,7 @@ struct LoopReport {
   double throughput_us = 0;     // max_r sum u_r per iteration (eq. 4)
   double chain_us = 0;          // in-order dependency chain per iteration
   double latency_floor_us = 0;  // memory latency / loads in flight
+  double mma_exposed_us = 0;    // of the steady iteration: MMA the next stage's load does not overlap
   std::string limited_by;       // "throughput", "dependency chain" or "memory latency"
   std::vector<std::string> best_order;  // action names, eq. 5
   std::string order_search;             // how the order was found
