@@ -29,6 +29,21 @@ from bw_sweep import read_kernel  # noqa: E402
 BLOCK = 4096
 
 
+def median_after(prepare, fn, reps):
+    """Median time (us) of fn alone, by CUDA events around it, each run after prepare()."""
+    vals = []
+    for _ in range(reps):
+        prepare()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        torch.cuda.synchronize()
+        vals.append(s.elapsed_time(e) * 1000)
+    vals.sort()
+    return vals[len(vals) // 2]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -47,17 +62,7 @@ def main():
         read_kernel[(nprog,)](t, out, nblk, iters, BLOCK=BLOCK, CG=True, num_warps=8)
 
     def timed(prepare, nbytes, reps=15):
-        vals = []
-        for _ in range(reps):
-            prepare()
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            read(x, nbytes)
-            e.record()
-            torch.cuda.synchronize()
-            vals.append(s.elapsed_time(e) * 1000)
-        vals.sort()
-        return vals[len(vals) // 2]
+        return median_after(prepare, lambda: read(x, nbytes), reps)
 
     path = os.path.join(args.out, "dirty_l2.csv")
     with open(path, "w", newline="") as f:

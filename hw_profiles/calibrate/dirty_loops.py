@@ -29,6 +29,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 
 from bw_sweep import read_kernel  # noqa: E402
+from dirty_l2 import median_after  # noqa: E402
 from triton_gemm_sweep import matmul_kernel  # noqa: E402
 
 # (set, block_m, block_n, block_k, stages, warps, active SMs or -r for 132 x r tiles)
@@ -58,17 +59,7 @@ def main():
 
     def timed(fn, how, reps=21):
         fn()
-        vals = []
-        for _ in range(reps):
-            prepare[how]()
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            torch.cuda.synchronize()
-            vals.append(s.elapsed_time(e) * 1000)
-        vals.sort()
-        return vals[len(vals) // 2]
+        return median_after(prepare[how], fn, reps)
 
     path = os.path.join(args.out, "dirty_loops.csv")
     with open(path, "w", newline="") as f:
