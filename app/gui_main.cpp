@@ -1,6 +1,6 @@
 // tilesight: the desktop app (issue 4).
 //
-//   tilesight [PLAN.json] [--screenshot FILE.png] [--hw NAME]
+//   tilesight [PLAN.json] [--screenshot FILE.png] [--size WxH] [--hw NAME]
 //   tilesight --bench-edit [--edits N] [PLAN.json]
 //
 // Without a display (no DISPLAY or WAYLAND_DISPLAY, or QT_QPA_PLATFORM=offscreen) it runs
@@ -12,6 +12,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QSize>
 #include <QStyleFactory>
 #include <algorithm>
 #include <iostream>
@@ -31,6 +32,7 @@ constexpr int kSnapshotTimeoutMs = 60000;
 
 struct AppArgs {
   QString plan, screenshot, hw;
+  QSize size;  // --size: the window's, else MainWindow's default (1600x1000)
   int bench_edits = 0;  // --bench-edit: edits to time, 0: no bench
 };
 
@@ -68,7 +70,8 @@ std::optional<AppArgs> parse_args(const QApplication& app) {
   const QCommandLineOption bench("bench-edit",
                                  QObject::tr("Time edits of the plan to the views updated, offscreen, and exit"));
   const QCommandLineOption edits("edits", QObject::tr("Edits --bench-edit applies (default 50)"), "N");
-  parser.addOptions({screenshot, hw, bench, edits});
+  const QCommandLineOption size("size", QObject::tr("Window size, e.g. 1280x800 (default 1600x1000)"), "WxH");
+  parser.addOptions({screenshot, hw, bench, edits, size});
   if (!parser.parse(app.arguments()) || parser.positionalArguments().size() > 1) {
     std::cerr << "tilesight: "
               << (parser.errorText().isEmpty() ? "at most one plan"
@@ -80,6 +83,17 @@ std::optional<AppArgs> parse_args(const QApplication& app) {
   if (parser.isSet("help")) parser.showHelp(kOk);
   if (parser.isSet("version")) parser.showVersion();
   AppArgs args{parser.positionalArguments().value(0), parser.value(screenshot), parser.value(hw)};
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+    bool ok_w = false, ok_h = false;
+    if (wh.size() == 2) args.size = QSize(wh[0].toInt(&ok_w), wh[1].toInt(&ok_h));
+    if (!ok_w || !ok_h || args.size.width() < 640 || args.size.height() < 480 || args.size.width() > 8192 ||
+        args.size.height() > 8192) {
+      std::cerr << "tilesight: --size must be WxH, from 640x480 to 8192x8192, got " << parser.value(size).toStdString()
+                << "\n";
+      return std::nullopt;
+    }
+  }
   if (parser.isSet(bench)) {
     bool ok = true;
     args.bench_edits = parser.isSet(edits) ? parser.value(edits).toInt(&ok) : kDefaultBenchEdits;
@@ -174,11 +188,13 @@ int main(int argc, char** argv) {
   const bool grab = headless || !args->screenshot.isEmpty();
   if (args->bench_edits > 0) {
     tilesight::ui::MainWindow window({.persist = false});
+    if (args->size.isValid()) window.resize(args->size);
     if (!open_initial_plan(window, *args, false)) return kBadInput;
     window.show();
     return bench(window, args->bench_edits);
   }
   tilesight::ui::MainWindow window({.persist = !grab});
+  if (args->size.isValid()) window.resize(args->size);
   if (!open_initial_plan(window, *args, !grab)) return kBadInput;
   window.show();
   if (!grab) return QApplication::exec();

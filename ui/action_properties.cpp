@@ -2,10 +2,11 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QResizeEvent>
 
 #include "tilesight/plan/plan_json.h"
 #include "tilesight/plan/tile_program.h"
@@ -28,21 +29,23 @@ ActionProperties::ActionProperties(QWidget* parent)
   loop_->setToolTip(tr("Innermost loop it runs in; the tile body runs once per tile"));
   deps_->setToolTip(tr("Actions of the same iteration it waits for"));
   deps_->setMaximumHeight(80);
+  deps_->setMinimumHeight(44);
   flops_ = amountBox(QStringLiteral("flops"), tr("Floating-point operations per execution"));
   bytes_ = amountBox(QStringLiteral("bytes"),
                      tr("Bytes moved (load/store) or read from the scratchpad (compute), per "
                         "execution"));
-  auto* form = new QFormLayout(this);
-  form->setContentsMargins(6, 2, 6, 2);
-  form->setVerticalSpacing(3);
-  form->addRow(title_);
-  form->addRow(tr("name"), name_);
-  form->addRow(tr("op"), op_);
-  form->addRow(tr("FLOPs"), flops_);
-  form->addRow(tr("bytes"), bytes_);
-  form->addRow(tr("result in"), result_);
-  form->addRow(tr("loop"), loop_);
-  form->addRow(tr("deps"), deps_);
+  auto* grid = new QGridLayout(this);
+  grid->setContentsMargins(6, 2, 6, 2);
+  grid->setVerticalSpacing(3);
+  grid->setHorizontalSpacing(6);
+  for (auto [label, field] : {std::pair<QString, QWidget*>{tr("name"), name_}, {tr("op"), op_},
+                              {tr("FLOPs"), flops_}, {tr("bytes"), bytes_}, {tr("result in"), result_},
+                              {tr("loop"), loop_}, {tr("deps"), deps_}})
+  {
+    fields_.append({new QLabel(label, this), field});
+    field->setMinimumWidth(70);  // not the spin boxes' width of their largest value
+  }
+  arrange(1);
 
   connect(name_, &QLineEdit::editingFinished, this, [this] {
     if (!updating_ && name_->text() != action_ && !name_->text().isEmpty())
@@ -62,6 +65,31 @@ ActionProperties::ActionProperties(QWidget* parent)
     if (!updating_) emit depToggled(item->text(), action_, item->checkState() == Qt::Checked);
   });
   showAction(TileDag{}, {}, {});
+}
+
+// The title over the fields, two (or one) label-field pairs a row, the deps list on a row of
+// its own across the panel.
+void ActionProperties::arrange(int columns) {
+  if (columns == columns_) return;
+  columns_ = columns;
+  auto* grid = static_cast<QGridLayout*>(layout());
+  while (grid->count() > 0) delete grid->takeAt(0);  // the items, not the widgets
+  grid->addWidget(title_, 0, 0, 1, 2 * columns);
+  int i = 0;
+  for (auto [label, field] : fields_) {
+    const bool last = field == deps_;
+    const int row = 1 + (last ? (i + columns - 1) / columns : i / columns);
+    const int col = last ? 0 : 2 * (i % columns);
+    grid->addWidget(label, row, col, last ? Qt::AlignTop : Qt::Alignment());
+    grid->addWidget(field, row, col + 1, 1, last ? 2 * columns - 1 : 1);
+    ++i;
+  }
+  for (int c = 0; c < 4; ++c) grid->setColumnStretch(c, c % 2 == 1 && c < 2 * columns ? 1 : 0);
+}
+
+void ActionProperties::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  arrange(event->size().width() >= kTwoColumnWidth ? 2 : 1);
 }
 
 QDoubleSpinBox* ActionProperties::amountBox(const QString& key, const QString& tip) {

@@ -1,5 +1,7 @@
 // The plan editor's property panel: the selected action's fields, each one edit away from
-// a new prediction. Shows nothing editable when no action is selected.
+// a new prediction. Shows nothing editable when no action is selected. Two fields a row
+// where the panel is at least kTwoColumnWidth wide (a dock of the default window), one a row
+// when narrower:
 //
 //   name    [mma          ]      op      [mma_tc ▾]
 //   FLOPs   [2,097,152    ]      bytes   [32,768  ]
@@ -26,6 +28,8 @@ class ActionProperties : public QWidget {
   Q_OBJECT
 
  public:
+  static constexpr int kTwoColumnWidth = 330;
+
   explicit ActionProperties(QWidget* parent = nullptr);
 
   // Shows action `name` of the DAG (nothing when it is not there); `loops` are the plan's
@@ -40,13 +44,18 @@ class ActionProperties : public QWidget {
   QComboBox* resultBox() const { return result_; }
   QComboBox* loopBox() const { return loop_; }
   QListWidget* depsList() const { return deps_; }
+  int columns() const { return columns_; }
 
  signals:
   // key as in the plan format: "name", "op", "flops", "bytes", "result", "loop".
   void fieldEdited(const QString& action, const QString& key, const nlohmann::json& value);
   void depToggled(const QString& from, const QString& to, bool depends);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;  // two columns or one
+
  private:
+  void arrange(int columns);
   QDoubleSpinBox* amountBox(const QString& key, const QString& tip);
 
   QString action_;
@@ -58,6 +67,8 @@ class ActionProperties : public QWidget {
   QComboBox* result_ = nullptr;
   QComboBox* loop_ = nullptr;
   QListWidget* deps_ = nullptr;
+  QList<QPair<QLabel*, QWidget*>> fields_;  // in reading order, deps last
+  int columns_ = 0;
   bool updating_ = false;
 };
 

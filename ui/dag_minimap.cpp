@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/dag_scene.h"
+
 namespace tilesight::ui {
 
 DagMinimap::DagMinimap(QGraphicsView* main) : QGraphicsView(main->scene(), main), main_(main) {
@@ -39,19 +41,47 @@ void DagMinimap::refresh() {
   // Shown only when the drawing leaves part of the DAG out (a pixel of slack for rounding).
   const bool clipped = !scene()->items().isEmpty() && (shown.width() + 1 < scene_rect.width() ||
                                                        shown.height() + 1 < scene_rect.height());
-  if (!clipped) return hide();
+  if (!clipped || !wanted_) return hide();
   const int room_w = std::min(kMaxWidth, main_->width() / 3), room_h = std::min(kMaxHeight, main_->height() / 3);
   const double scale = std::min(room_w / scene_rect.width(), room_h / scene_rect.height());
   const int w = std::max(24, static_cast<int>(std::ceil(scene_rect.width() * scale)) + 2 * frameWidth());
   const int h = std::max(16, static_cast<int>(std::ceil(scene_rect.height() * scale)) + 2 * frameWidth());
-  // Over the viewport's bottom-right corner, clear of the scroll bars.
-  const QRect port = main_->viewport()->geometry();
-  setGeometry(port.right() - w - kMargin + 1, port.bottom() - h - kMargin + 1, w, h);
+  setGeometry(corner(QSize(w, h)));
   setTransform(QTransform::fromScale(scale, scale));
   centerOn(scene_rect.center());
   show();
   raise();
   viewport()->update();
+}
+
+void DagMinimap::setWanted(bool wanted) {
+  wanted_ = wanted;
+  refresh();
+}
+
+// Inside the viewport (clear of the scroll bars), in the corner whose box covers the least
+// area of action boxes as the drawing shows them now; edges may pass under it.
+QRect DagMinimap::corner(QSize size) const {
+  const QRect port = main_->viewport()->geometry();
+  const int left = port.left() + kMargin, right = port.right() - size.width() - kMargin + 1;
+  const int top = port.top() + kMargin, bottom = port.bottom() - size.height() - kMargin + 1;
+  const QPoint corners[] = {{right, bottom}, {left, bottom}, {right, top}, {left, top}};
+  const auto* dag = qobject_cast<const DagScene*>(scene());
+  const QList<QRectF> nodes = dag ? dag->nodeRects() : QList<QRectF>();
+  QRect best;
+  double least = -1;
+  for (const QPoint& at : corners) {
+    const QRect box(at, size);
+    // The box in the viewport's coordinates, then in the scene's.
+    const QRectF covered = main_->mapToScene(box.translated(-port.topLeft())).boundingRect();
+    double area = 0;
+    for (const QRectF& node : nodes) {
+      const QRectF both = node.intersected(covered);
+      area += both.width() * both.height();
+    }
+    if (least < 0 || area < least) least = area, best = box;
+  }
+  return best;
 }
 
 void DagMinimap::drawForeground(QPainter* painter, const QRectF&) {

@@ -1,6 +1,8 @@
-// The plan editor's overview: the whole DAG in a small box in the drawing's bottom-right
-// corner, the part the drawing shows outlined in blue. It appears only when the DAG does not
-// fit (a wide or zoomed-in DAG); clicking or dragging in it moves the drawing there.
+// The plan editor's overview: the whole DAG in a small box in a corner of the drawing, the
+// part the drawing shows outlined in blue. It appears only when the DAG does not fit (a wide
+// or zoomed-in DAG) and the user has not hidden it (the editor's Overview button); clicking
+// or dragging in it moves the drawing there. Of the four corners it takes the one where it
+// hides the least of the action boxes in view (the bottom-right when it hides none there).
 //
 //   ┌ drawing ─────────────────────────────┐
 //   │  load_a   load_b   load_c  ...        │
@@ -26,6 +28,9 @@ class DagMinimap : public QGraphicsView {
   QRectF shownRect() const;
   // Shows the box when the DAG does not fit in the drawing, places and refits it.
   void refresh();
+  // Off: never shown (the user hid it); on: shown whenever the DAG does not fit.
+  void setWanted(bool wanted);
+  bool wanted() const { return wanted_; }
 
  protected:
   void drawForeground(QPainter* painter, const QRectF& rect) override;
@@ -37,7 +42,10 @@ class DagMinimap : public QGraphicsView {
  private:
   void centreMainAt(const QPoint& pixel);
 
+  QRect corner(QSize size) const;  // the least-covering corner of the drawing for a box this size
+
   QGraphicsView* main_;
+  bool wanted_ = true;
 };
 
 }  // namespace tilesight::ui

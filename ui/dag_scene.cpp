@@ -109,18 +109,24 @@ void DagScene::addNode(const DagAction& a, QPointF centre) {
     return item;
   };
   const double left = -kNodeWidth / 2 + 8, right = kNodeWidth / 2 - 8;
-  QString name = QString::fromStdString(a.name);
+  QFont small;
+  small.setPointSizeF(9);
+  // The pipeline's tag ends the name's line, or the line under it when the name needs the
+  // room ("load_kv_latent"); what still does not fit is elided, the tooltip has all of it.
+  const QString lane = to_qstring(resource_lane(a.pipeline));
   QFont bold;
   bold.setPointSizeF(10);
   bold.setBold(true);
-  name = QFontMetricsF(bold).elidedText(name, Qt::ElideRight, (right - left) * 0.72);
+  const QFontMetricsF bold_metrics(bold), small_metrics(small);
+  const double tag = small_metrics.horizontalAdvance(lane) + 6;
+  QString name = QString::fromStdString(a.name);
+  QString detail = QString::fromStdString(a.op) + " · " + box_amount(a);
+  const bool tag_below = bold_metrics.horizontalAdvance(name) + tag > right - left &&
+                         small_metrics.horizontalAdvance(detail) + tag <= right - left;
+  name = bold_metrics.elidedText(name, Qt::ElideRight, right - left - (tag_below ? 0 : tag));
+  detail = small_metrics.elidedText(detail, Qt::ElideRight, right - left - (tag_below ? tag : 0));
   text(name, {left, -10}, true, Qt::AlignLeft);
-  text(to_qstring(resource_lane(a.pipeline)), {right, -10}, false, Qt::AlignRight);
-  // What does not fit the box is elided; the tooltip has all of it.
-  QFont small;
-  small.setPointSizeF(9);
-  const QString detail = QFontMetricsF(small).elidedText(QString::fromStdString(a.op) + " · " + box_amount(a),
-                                                         Qt::ElideRight, right - left);
+  text(lane, {right, tag_below ? 11 : -10}, false, Qt::AlignRight);
   text(detail, {left, 11}, false, Qt::AlignLeft);
 }
 
@@ -151,6 +157,13 @@ QGraphicsItem* DagScene::nodeItem(const QString& name) const {
   for (QGraphicsItem* item : items())
     if (item->data(kNameRole).toString() == name) return item;
   return nullptr;
+}
+
+QList<QRectF> DagScene::nodeRects() const {
+  QList<QRectF> rects;
+  for (QGraphicsItem* item : items())
+    if (!item->data(kNameRole).toString().isEmpty()) rects << item->sceneBoundingRect();
+  return rects;
 }
 
 }  // namespace tilesight::ui

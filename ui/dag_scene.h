@@ -3,9 +3,9 @@
 // its user, dependencies above. Selecting a box selects the action.
 //
 //   ┌──────────────┐  ┌──────────────┐
-//   │ load_a  DRAM │  │ load_b  DRAM │
-//   │ load · 16 KiB │  │ load · 16 KiB │
-//   └──────┬───────┘  └──────┬───────┘
+//   │ load_a  DRAM │  │ load_b  DRAM │     a long name: its tag on the line under it
+//   │ load · 16 KiB │  │ load · 16 KiB │     │ load_kv_latent          │
+//   └──────┬───────┘  └──────┬───────┘     │ load · 64 KiB      DRAM │
 //          └──────┐   ┌──────┘
 //            ┌────▼───▼────┐
 //            │ mma      TC │ ...
@@ -33,6 +33,7 @@ class DagScene : public QGraphicsScene {
   QString selectedAction() const;  // "" when none
   void selectAction(const QString& name);
   QGraphicsItem* nodeItem(const QString& name) const;
+  QList<QRectF> nodeRects() const;  // every action's box, in scene coordinates
   int nodeCount() const { return static_cast<int>(dag_.actions.size()); }
   int edgeCount() const { return edges_; }
   int crossings() const { return crossings_; }

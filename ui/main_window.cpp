@@ -129,8 +129,9 @@ void MainWindow::createDocks() {
   // put each name above its bars: NetworkLanes).
   resizeDocks({envelope, heatmap, network}, {400, 340, 300}, Qt::Horizontal);
   resizeDocks({envelope}, {330}, Qt::Vertical);
-  // The report's utilisation table whole above the editor (its DAG scrolls when large).
-  resizeDocks({report, editor}, {590, 350}, Qt::Vertical);
+  // The report's utilisation table whole above the editor (its diagnosis scrolls), the
+  // editor's drawing and its two-column property form whole below it.
+  resizeDocks({report, editor}, {510, 440}, Qt::Vertical);
 }
 
 void MainWindow::createMenus() {

@@ -48,9 +48,10 @@ PlanEditor::PlanEditor(QWidget* parent)
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setMinimumHeight(60);
   split->addWidget(scroll);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 1);
-  split->setSizes({300, 110});
+  // The form keeps its height (two fields a row: about 150 px) and the drawing takes the rest
+  // of the dock; the splitter's handle gives either more.
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 0);
   split->setChildrenCollapsible(false);
   view_->setMinimumHeight(160);
   connect(split, &QSplitter::splitterMoved, this, &PlanEditor::fitView);
@@ -99,6 +100,12 @@ QWidget* PlanEditor::makeToolBar() {
       emit editRefused(tr("Select the action to connect from first"));
     }
   });
+  overview_ = bar->addAction(tr("Overview"));
+  overview_->setCheckable(true);
+  overview_->setChecked(true);
+  overview_->setToolTip(tr("Show an overview of the whole DAG in a corner of the drawing when "
+                           "part of it is out of view"));
+  connect(overview_, &QAction::toggled, minimap_, &DagMinimap::setWanted);
   QAction* fit = bar->addAction(tr("Fit"), this, &PlanEditor::resetZoom);
   fit_ = fit;
   fit->setToolTip(tr("Fit the DAG in view, undoing any zoom (Ctrl+0); Ctrl+wheel zooms"));
@@ -163,6 +170,7 @@ void PlanEditor::redraw() {
   add_->setEnabled(dag.errors.empty());
   connect_->setEnabled(dag.errors.empty());
   fit_->setEnabled(dag.errors.empty());
+  overview_->setEnabled(dag.errors.empty());
   drawn_ = std::move(dag);
 }
 
@@ -182,6 +190,13 @@ QStringList PlanEditor::loopNames() const {
 
 void PlanEditor::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
+  // Laid out the first time: the form its height, the drawing the rest (later the handle's
+  // position is the user's; the stretch factors keep the form's height through resizes).
+  if (!split_sized_ && drawing_->height() > 0) {
+    split_sized_ = true;
+    const int form = std::min(properties_->sizeHint().height(), drawing_->height() / 2);
+    drawing_->setSizes({drawing_->height() - form, form});
+  }
   QTimer::singleShot(0, this, &PlanEditor::fitView);  // after the splitter laid out the view
 }
 
@@ -223,13 +238,17 @@ void PlanEditor::fitView() {
   // Never blow a small DAG up past its natural size (oversized text), nor shrink a large
   // one until its labels cannot be read.
   const double scale = std::clamp(fit, kMinScale, 1.0);
+  // Reset first: the same scale again would leave the scroll bars the last DAG's ranges.
+  view_->resetTransform();
   view_->setTransform(QTransform::fromScale(scale, scale));
   if (scale <= fit) {
     view_->centerOn(r.center());
   } else {
+    // Too large: its top-left, where the first actions are; the rest scrolls. A DAG narrower
+    // than the view stays centred across it.
     const QSizeF shown = QSizeF(view_->viewport()->size()) / scale;
-    view_->centerOn(r.center().x() > r.left() + shown.width() / 2 ? r.center().x() : r.left() + shown.width() / 2,
-                    r.top() + shown.height() / 2);  // the top of the DAG: where it starts
+    const double x = r.width() <= shown.width() ? r.center().x() : r.left() + shown.width() / 2;
+    view_->centerOn(x, r.top() + shown.height() / 2);
   }
   minimap_->refresh();
 }

@@ -10,11 +10,12 @@
 //   └──────────────────────────────────┘
 //   name [mma] op [mma_tc] FLOPs ... deps [x] load_a ...
 //
-// Fit shows the whole DAG when it fits at a readable size (PlanEditor::kMinScale), else the
-// top of it (the loads) at that size, with scroll bars. Ctrl+wheel (or Ctrl++ / Ctrl+-)
+// Fit shows the whole DAG when it fits at a readable size (PlanEditor::kMinScale), else its
+// top-left corner (the first actions: the loads) at that size, with scroll bars. Ctrl+wheel (or Ctrl++ / Ctrl+-)
 // zooms about the mouse and the zoom then stays through edits and resizes; Fit (Ctrl+0)
 // resets it. Whenever part of the DAG is out of view, an overview of all of it sits in the
-// drawing's corner (DagMinimap): click there to go to that part.
+// corner of the drawing where it hides no action (DagMinimap): click there to go to that
+// part; the Overview button hides it.
 //
 // Every edit is a new document (ui/plan_edits.h) handed to planEdited with a label for the
 // undo stack. Editing a template instance turns it into the full tile program it lifts to:
@@ -36,6 +37,7 @@
 class QAction;
 class QGraphicsView;
 class QLabel;
+class QSplitter;
 
 namespace tilesight::ui {
 
@@ -69,6 +71,7 @@ class PlanEditor : public QWidget {
   DagMinimap* minimap() const { return minimap_; }
   ActionProperties* properties() const { return properties_; }
   QAction* connectAction() const { return connect_; }
+  QAction* overviewAction() const { return overview_; }  // checked: the overview may show
   bool hasDag() const;  // false: the note says why, the drawing and its tools are hidden
   QString selectedAction() const;
   void selectAction(const QString& name);
@@ -108,9 +111,11 @@ class PlanEditor : public QWidget {
   DagMinimap* minimap_ = nullptr;
   ActionProperties* properties_ = nullptr;
   QLabel* note_ = nullptr;
-  QWidget* drawing_ = nullptr;  // the DAG over the properties: hidden when there is no DAG
+  QSplitter* drawing_ = nullptr;  // the DAG over the properties: hidden when there is no DAG
+  bool split_sized_ = false;      // the form given its height, once laid out
   QAction* add_ = nullptr;
   QAction* fit_ = nullptr;
+  QAction* overview_ = nullptr;
   QAction* remove_ = nullptr;
   QAction* connect_ = nullptr;
   QString connect_from_;

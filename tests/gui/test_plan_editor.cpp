@@ -1,10 +1,14 @@
 // The plan editor: the DAG of a tile program and of a lifted template, nodes coloured by the
 // predicted pipeline, and each edit (add, remove, connect, a property) a new document that
 // the session predicts; a cycle is refused, not applied.
+#include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <QtTest>
@@ -119,6 +123,69 @@ class PlanEditorTest : public QObject {
     QTRY_VERIFY(!map->isVisible());
   }
 
+  // The default window (1600x1000) on the DAGs wider than the plan editor's drawing
+  // (attention: load_q, load_k, load_v side by side; mla_decode): Fit shows the first
+  // action's box whole (it was centred across the DAG, its left half cut off), at a readable
+  // scale; the overview sits in a corner where it hides no box, and the Overview button
+  // hides it; every field of the property form is on screen, none scrolled away.
+  void wideDagsShowTheirFirstActionInTheDefaultWindow() {
+    auto window = test::quiet_window();
+    window->resize(1600, 1000);
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    auto& session = window->session();
+    PlanEditor* editor = window->planEditor();
+    for (const char* name : {"attention_prefill_h200.json", "mla_decode_h200.json"}) {
+      {
+        test::ResultWaiter wait(session);
+        session.open(test::example(name), test::example_path(name));
+        QVERIFY(wait.waitReady());
+      }
+      QTest::qWait(50);  // the deferred fit after the layout
+      editor->fitView();
+      QCoreApplication::processEvents();
+      QVERIFY2(editor->viewScale() >= PlanEditor::kMinScale, name);
+      QGraphicsView* view = editor->view();
+      const QRectF shown = view->mapToScene(view->viewport()->rect()).boundingRect();
+      const QString first = QString::fromStdString(editor->scene()->dag().actions.front().name);
+      const QRectF box = editor->scene()->nodeItem(first)->sceneBoundingRect();
+      QVERIFY2(shown.contains(box), qPrintable(QString("%1: %2 at %3,%4 not in %5,%6 %7x%8").arg(name, first)
+                                                   .arg(box.left()).arg(box.top()).arg(shown.left()).arg(shown.top())
+                                                   .arg(shown.width()).arg(shown.height())));
+      QVERIFY2(shown.width() + 1 < editor->scene()->sceneRect().width(), name);  // wider than the view: it scrolls
+      DagMinimap* map = editor->minimap();
+      QTRY_VERIFY(map->isVisible());
+      const QRectF under = view->mapToScene(map->geometry().translated(-view->viewport()->geometry().topLeft()))
+                               .boundingRect();
+      for (const QRectF& node : editor->scene()->nodeRects())
+        QVERIFY2(!node.intersects(under), name);
+      editor->overviewAction()->setChecked(false);
+      QVERIFY(!map->isVisible());
+      editor->fitView();
+      QVERIFY(!map->isVisible());
+      editor->overviewAction()->setChecked(true);
+      QVERIFY(map->isVisible());
+      // The form: two fields a row, every one of them inside the visible part of its scroll area.
+      editor->selectAction(first);
+      QCoreApplication::processEvents();
+      ActionProperties* form = editor->properties();
+      QCOMPARE(form->columns(), 2);
+      auto* area = qobject_cast<QScrollArea*>(form->parentWidget()->parentWidget());
+      QVERIFY(area);
+      const QRect port(area->viewport()->mapTo(editor, QPoint(0, 0)), area->viewport()->size());
+      QVERIFY(editor->rect().contains(port));
+      for (QWidget* field : {static_cast<QWidget*>(form->nameEdit()), static_cast<QWidget*>(form->opBox()),
+                             static_cast<QWidget*>(form->flopsBox()), static_cast<QWidget*>(form->bytesBox()),
+                             static_cast<QWidget*>(form->resultBox()), static_cast<QWidget*>(form->loopBox()),
+                             static_cast<QWidget*>(form->depsList())}) {
+        const QRect at(field->mapTo(editor, QPoint(0, 0)), field->size());
+        QVERIFY2(port.contains(at), qPrintable(QString("%1: %2,%3 %4x%5 outside %6,%7 %8x%9").arg(name).arg(at.x())
+                                                   .arg(at.y()).arg(at.width()).arg(at.height()).arg(port.x())
+                                                   .arg(port.y()).arg(port.width()).arg(port.height())));
+      }
+    }
+  }
+
   // Ctrl+wheel zooms the DAG about the mouse; the zoom survives an edit and a resize; Fit
   // (Ctrl+0) resets it. A plain wheel scrolls and leaves the scale alone.
   void ctrlWheelZoomsAndFitResets() {
@@ -154,6 +221,8 @@ class PlanEditorTest : public QObject {
     auto it = std::find_if(fit.begin(), fit.end(), [](QAction* a) { return a->text() == "Fit"; });
     QVERIFY(it != fit.end());
     QCOMPARE((*it)->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_0));
+    editor.resize(400, 520);  // the size `fitted` was fitted to
+    QTest::qWait(20);
     (*it)->trigger();
     QCOMPARE(editor.viewScale(), fitted);
     QVERIFY(!editor.userZoomed());
