@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "tilesight/cache/cache_model.h"
+#include "tilesight/cache/cyclic_reuse.h"
 #include "tilesight/model/loop_analysis.h"
 #include "tilesight/model/resource_vector.h"
 
@@ -110,6 +111,51 @@ TEST_CASE("spilled accumulators: the MMA waits for the tile's traffic on the SM'
   prog.resources.warps = 4;
   prog.actions[1].accumulator_spills = false;
   CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(307.2e-9).epsilon(1e-3));
+}
+
+TEST_CASE("spill traffic past the L2's cyclic capacity waits for DRAM", "[model][cache]") {
+  // An MMA of 100 ns of tensor-core time with spilled accumulators and 4 KiB of spill traffic
+  // an iteration (2 KiB of slots stored, then reloaded), at an L2 path of 20 GB/s per SM:
+  // 204.8 ns, so it lasts 304.8 ns. One tile per SM of 132: a pass over every tile's slots is
+  // 132 x 2048 = 270336 B. With an L2 of 270336 / 1.15 B and a measured cyclic curve through
+  // (1, 1) and (1.3, 0.4), 70% of it hits; L2 latency 200 ns, DRAM 400 ns plus 200 ns of
+  // queueing: an access takes 0.7 + 0.3 x 600 / 200 = 1.6 L2 latencies, so the spill traffic
+  // holds the path 327.68 ns and the MMA lasts 427.68 ns. An L2 that holds the pass: 304.8.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.tensor_core.flops_per_s = {{DType::kBF16, 132 * 1e12}};
+  hw.l2.bandwidth = 132 * 20e9;
+  hw.dram_bandwidth = 132 * 20e9;
+  hw.smem_bandwidth_per_sm = 1e15;
+  hw.l2.latency_ns = 200;
+  hw.dram_latency_ns = 400;
+  hw.dram_queue_ns = 200;
+  hw.l2.cyclic_hit = {{1.0, 1.0}, {1.3, 0.4}};
+  hw.l2.bytes = 270336 / 1.15;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.loops = {{"k", 100, 1, ""}};
+  prog.actions = {{.name = "mma", .op = plan::OpKind::kMmaTc, .flops = 100e-9 * 1e12, .local_bytes = 4096,
+                   .accumulator_spills = true, .loop = "k", .dtype = DType::kBF16}};
+  const cache::CacheTraffic traffic;
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates};
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(427.68e-9).epsilon(1e-3));
+  hw.l2.bytes = 270336;
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(304.8e-9).epsilon(1e-3));
+}
+
+TEST_CASE("the L2's hit rate under cyclic reuse follows the measured curve", "[cache]") {
+  hw::CacheLevel l2;
+  l2.bytes = 100;
+  l2.cyclic_hit = {{1.0, 1.0}, {1.2, 0.6}, {2.0, 0.2}};
+  CHECK(cache::cyclic_hit_rate(l2, 50) == 1.0);
+  CHECK(cache::cyclic_hit_rate(l2, 100) == 1.0);
+  CHECK(cache::cyclic_hit_rate(l2, 110) == Approx(0.8));  // halfway to (1.2, 0.6)
+  CHECK(cache::cyclic_hit_rate(l2, 160) == Approx(0.4));  // halfway from (1.2, 0.6) to (2, 0.2)
+  CHECK(cache::cyclic_hit_rate(l2, 500) == Approx(0.2));  // past the last point: its rate
+  l2.cyclic_hit.clear();                                  // not measured: none hit past it
+  CHECK(cache::cyclic_hit_rate(l2, 100) == 1.0);
+  CHECK(cache::cyclic_hit_rate(l2, 101) == 0.0);
 }
 
 TEST_CASE("DRAM traffic lengthens a software pipeline's round trip by its queueing", "[model][dram]") {

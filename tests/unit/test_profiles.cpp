@@ -246,6 +246,17 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     CHECK(has_error(tilesight::hw::parse_profile(text).errors(),
                     "sm_count: must be a number, got a string"));
 
+    json curve = doc;
+    curve["l2"]["cyclic_hit"]["value"] = {{1.0, 1.0}, {1.2, 0.5}, {1.1, 0.3}};
+    CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
+                    "l2.cyclic_hit.value[2]: working sets must increase from 1 and hit rates fall from 1 to 0, got [1.1,0.3]"));
+    curve["l2"]["cyclic_hit"]["value"] = {{1.0, 1.0}, {1.2}};
+    CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
+                    "l2.cyclic_hit.value[1]: must be a pair [working set / capacity, hit rate], got [1.2]"));
+    curve["l2"]["cyclic_hit"] = 0.5;
+    CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
+                    "l2.cyclic_hit: must be {\"value\": [[working set / capacity, hit rate], ...], \"source\": \"...\"}"));
+
     json unknown = doc;
     unknown["l2"]["size"] = 1;
     const auto errors = tilesight::hw::parse_profile(unknown).errors();

@@ -290,6 +290,40 @@ void read_l15(LeafReader& leaves, const json& obj, HardwareSpec& spec) {
   leaves.read_group(obj, "l15", spec.l15, kCacheFields);
 }
 
+// l2.cyclic_hit: {"value": [[w, h], ...], "source": "..."}, w the working set over the
+// capacity (increasing, above 1), h its hit rate (0..1, not increasing).
+void read_cyclic_hit(const json& leaf, HardwareSpec& spec, Errors& errors) {
+  const std::string path = "l2.cyclic_hit";
+  if (!leaf.is_object()) {
+    errors.push_back({path, "must be {\"value\": [[working set / capacity, hit rate], ...], \"source\": \"...\"}"});
+    return;
+  }
+  FieldReader r{leaf, path, errors};
+  r.reject_unknown({"value", "source"});
+  const auto source = r.string("source");
+  const json* points = r.array("value");
+  if (!points || !source) return;
+  if (source->empty()) errors.push_back({nest(path, "source"), "must not be empty"});
+  double last_w = 1, last_h = 1;
+  for (std::size_t i = 0; i < points->size(); ++i) {
+    const json& pt = (*points)[i];
+    const std::string at = path + ".value[" + std::to_string(i) + "]";
+    if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
+      errors.push_back({at, "must be a pair [working set / capacity, hit rate], got " + pt.dump()});
+      return;
+    }
+    const double w = pt[0].get<double>(), h = pt[1].get<double>();
+    if (!(w >= last_w) || !(h >= 0 && h <= last_h)) {
+      errors.push_back({at, "working sets must increase from 1 and hit rates fall from 1 to 0, got " + pt.dump()});
+      return;
+    }
+    last_w = w;
+    last_h = h;
+    spec.l2.cyclic_hit.push_back({w, h});
+  }
+  spec.sources[path] = source.value_or("");
+}
+
 // Limits that only make sense together.
 void check_consistency(const HardwareSpec& spec, Errors& errors) {
   const SmLimits& lim = spec.limits;
@@ -394,7 +428,14 @@ Result<HardwareSpec> parse_profile(const json& doc) {
   if (const json* power = root.object("power", false))
     leaves.read_group(*power, "power", spec.power, kPowerFields);
   if (const json* l15 = root.object("l15", false)) read_l15(leaves, *l15, spec);
-  if (const json* l2 = root.object("l2")) leaves.read_group(*l2, "l2", spec.l2, kCacheFields);
+  if (const json* l2 = root.object("l2")) {
+    json scalars = *l2;
+    if (scalars.is_object() && scalars.contains("cyclic_hit")) {
+      read_cyclic_hit(scalars.at("cyclic_hit"), spec, errors);
+      scalars.erase("cyclic_hit");
+    }
+    leaves.read_group(scalars, "l2", spec.l2, kCacheFields);
+  }
   if (errors.empty()) check_consistency(spec, errors);
   if (!errors.empty()) return errors;
   return spec;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tilesight/cache/cyclic_reuse.h"
+
 namespace tilesight::model {
 
 namespace {
@@ -25,6 +27,28 @@ double warps_per_scheduler(const LoopContext& ctx) {
   return static_cast<double>(ctx.program.resources.warps * std::max<std::int64_t>(ctx.resident, 1)) / kSchedulersPerSm;
 }
 
+// Spilled registers live in local memory and reach L2 like any load (they miss L1: ncu hit
+// rates 0-6%). Each iteration every resident tile of the GPU stores and reloads its spilled
+// slots and loads its operand tiles: a working set reused cyclically, whose L2 hit rate the
+// profile measured (l2.cyclic_hit); what misses waits for DRAM. Returns how many times an L2
+// hit's latency such an access takes on average: the SM keeps the same bytes in flight
+// (Little's law), so its spill traffic moves that much slower. A DRAM access under this load
+// waits the DRAM latency plus its queueing (dram_queue_ns: a loop keeping the DRAM busy).
+// ncu (tests/validation/h200/ncu_spills_facts.csv): 4096^3 128x256x64 w4 (196 slots, one tile
+// per SM: 27 MB a pass) reads 0.19 GB from DRAM; 2500x7000x3000 256x128x64 w4 (two tiles per
+// SM: 61 MB a pass by this count) reads 3.8 GB and writes 2.1 GB back, its local loads 84% of
+// the warps' stalls.
+double local_latency_multiple(const plan::TileAction& a, const LoopContext& ctx) {
+  const auto& l2 = ctx.hw.l2;
+  if (a.local_bytes <= 0 || l2.latency_ns <= 0) return 1.0;
+  double pass_bytes = 0.5 * a.local_bytes;  // each spilled slot stored once and reloaded once
+  for (const auto& other : ctx.program.actions)
+    if (other.loop == a.loop && other.op == plan::OpKind::kLoad) pass_bytes += other.bytes;
+  const double resident = static_cast<double>(std::max<std::int64_t>(ctx.resident, 1)) * ctx.hw.sm_count;
+  const double hit = cache::cyclic_hit_rate(l2, pass_bytes * resident);
+  return hit + (1 - hit) * (ctx.hw.dram_latency_ns + ctx.hw.dram_queue_ns) / l2.latency_ns;
+}
+
 std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx) {
   std::vector<BodyItem> items;
   const auto& p = ctx.program;
@@ -33,6 +57,10 @@ std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx)
     if (a.loop != loop.name) continue;
     BodyItem item{.name = a.name, .action_indices = {i}};
     item.u = resource_vector(a, ctx.hw, ctx.rates, ctx.traffic);
+    // Spill traffic that misses L2 holds the SM's path that much longer.
+    const double local_multiple = local_latency_multiple(a, ctx);
+    if (local_multiple > 1 && ctx.rates.l2_bytes > 0)
+      item.u[Resource::kL2] += (local_multiple - 1) * a.local_bytes / ctx.rates.l2_bytes;
     item.duration = item.u.max();
     // One warp per scheduler runs the softmax: its tile alone (fewer warps than two per
     // scheduler), or warp groups whose softmax sections take turns (Loop::chain_groups).
@@ -61,7 +89,7 @@ std::vector<BodyItem> body_items(const plan::Loop& loop, const LoopContext& ctx)
       item.latency = ctx.hw.pipeline_round_trip_ns * 1e-9 + std::max(0.0, item.latency - ctx.hw.l2.latency_ns * 1e-9);
     // Spilled values reloaded one after another each wait an L2 round trip (local memory
     // misses L1 in these loops: ncu hit rates 0-6%, tests/validation/h200/ncu_spills_facts.csv).
-    item.latency += a.local_reloads * ctx.hw.l2.latency_ns * 1e-9;
+    item.latency += a.local_reloads * ctx.hw.l2.latency_ns * local_multiple * 1e-9;
     items.push_back(std::move(item));
   }
   // Spilled accumulators are stored and reloaded between the MMAs that use them, behind everything

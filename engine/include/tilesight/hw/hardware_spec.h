@@ -3,7 +3,9 @@
 // hw_profiles/<name>.json by hw/profile_loader.h. Rates are device-wide unless named per_sm.
 #pragma once
 
+#include <array>
 #include <map>
+#include <vector>
 #include <string>
 
 #include "tilesight/plan/dtype.h"
@@ -54,6 +56,9 @@ struct CacheLevel {
   double line_bytes = 128;
   double partitions = 1;     // H200's L2 is two partitions (VALIDATION.md)
   double latency_ns = 0;     // pointer-chasing latency of a hit
+  // Hit rate when a working set is reused cyclically, past the capacity: points
+  // (working set / bytes, hit rate), measured by a bandwidth sweep. Empty: none hit past it.
+  std::vector<std::array<double, 2>> cyclic_hit;
 };
 
 struct HardwareSpec {
