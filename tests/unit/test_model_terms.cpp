@@ -82,6 +82,27 @@ TEST_CASE("spill reloads wait one L2 round trip each on the loop's chain", "[mod
   CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(100e-9).epsilon(1e-6));
 }
 
+namespace {
+
+// 132 SMs, 1 TFLOP/s of bf16 tensor cores and an L2 path of 20 GB/s each, SMEM out of the way.
+hw::HardwareSpec spill_test_gpu() {
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.tensor_core.flops_per_s = {{DType::kBF16, 132 * 1e12}};
+  hw.l2.bandwidth = 132 * 20e9;
+  hw.dram_bandwidth = 132 * 20e9;
+  hw.smem_bandwidth_per_sm = 1e15;
+  return hw;
+}
+
+// 100 ns of tensor-core work on that GPU whose spilled accumulators move 4 KiB an iteration.
+plan::TileAction spilling_mma() {
+  return {.name = "mma", .op = plan::OpKind::kMmaTc, .flops = 100e-9 * 1e12, .local_bytes = 4096,
+          .accumulator_spills = true, .loop = "k", .dtype = DType::kBF16};
+}
+
+}  // namespace
+
 TEST_CASE("spilled accumulators: the MMA waits for the tile's traffic on the SM's path, warp groups take turns", "[model]") {
   // One tile's iteration by hand: an MMA of 100 ns of tensor-core time with 4 KiB of spill
   // traffic, and a 2 KiB load, at an L2 path of 20 GB/s per SM (132 SMs, 2.64 TB/s): 204.8 ns
@@ -89,20 +110,14 @@ TEST_CASE("spilled accumulators: the MMA waits for the tile's traffic on the SM'
   // 407.2 ns; without the flag its L2 lane (204.8) and the load (102.4) overlap the MMA:
   // 307.2 ns (the path busy for both). Eight warps are two warp groups taking turns: 203.6
   // ns for the MMA, below the path's 307.2.
-  hw::HardwareSpec hw;
-  hw.sm_count = 132;
-  hw.tensor_core.flops_per_s = {{DType::kBF16, 132 * 1e12}};
-  hw.l2.bandwidth = 132 * 20e9;
-  hw.dram_bandwidth = 132 * 20e9;
-  hw.smem_bandwidth_per_sm = 1e15;
+  hw::HardwareSpec hw = spill_test_gpu();
   const auto rates = model::sm_rates(hw, 132, 1.0);
   plan::TileProgram prog;
   prog.tensors = {{"A", {1 << 20}, DType::kBF16}};
   prog.loops = {{"k", 100, 1, ""}};
   prog.actions = {{.name = "load", .op = plan::OpKind::kLoad, .operands = {"A"}, .bytes = 2048,
                    .result_level = plan::Placement::kRegister, .loop = "k"},
-                  {.name = "mma", .op = plan::OpKind::kMmaTc, .flops = 100e-9 * 1e12, .local_bytes = 4096,
-                   .accumulator_spills = true, .loop = "k", .dtype = DType::kBF16}};
+                  spilling_mma()};
   const cache::CacheTraffic traffic;
   model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates};
   CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(407.2e-9).epsilon(1e-3));
@@ -121,12 +136,7 @@ TEST_CASE("spill traffic past the L2's cyclic capacity waits for DRAM", "[model]
   // (1, 1) and (1.3, 0.4), 70% of it hits; L2 latency 200 ns, DRAM 400 ns plus 200 ns of
   // queueing: an access takes 0.7 + 0.3 x 600 / 200 = 1.6 L2 latencies, so the spill traffic
   // holds the path 327.68 ns and the MMA lasts 427.68 ns. An L2 that holds the pass: 304.8.
-  hw::HardwareSpec hw;
-  hw.sm_count = 132;
-  hw.tensor_core.flops_per_s = {{DType::kBF16, 132 * 1e12}};
-  hw.l2.bandwidth = 132 * 20e9;
-  hw.dram_bandwidth = 132 * 20e9;
-  hw.smem_bandwidth_per_sm = 1e15;
+  hw::HardwareSpec hw = spill_test_gpu();
   hw.l2.latency_ns = 200;
   hw.dram_latency_ns = 400;
   hw.dram_queue_ns = 200;
@@ -135,8 +145,7 @@ TEST_CASE("spill traffic past the L2's cyclic capacity waits for DRAM", "[model]
   const auto rates = model::sm_rates(hw, 132, 1.0);
   plan::TileProgram prog;
   prog.loops = {{"k", 100, 1, ""}};
-  prog.actions = {{.name = "mma", .op = plan::OpKind::kMmaTc, .flops = 100e-9 * 1e12, .local_bytes = 4096,
-                   .accumulator_spills = true, .loop = "k", .dtype = DType::kBF16}};
+  prog.actions = {spilling_mma()};
   const cache::CacheTraffic traffic;
   model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates};
   CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(427.68e-9).epsilon(1e-3));
