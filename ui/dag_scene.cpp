@@ -126,7 +126,7 @@ void DagScene::addNode(const DagAction& a, QPointF centre) {
   name = bold_metrics.elidedText(name, Qt::ElideRight, right - left - (tag_below ? 0 : tag));
   detail = small_metrics.elidedText(detail, Qt::ElideRight, right - left - (tag_below ? tag : 0));
   text(name, {left, -10}, true, Qt::AlignLeft);
-  text(lane, {right, tag_below ? 11 : -10}, false, Qt::AlignRight);
+  text(lane, {right, tag_below ? 11.0 : -10.0}, false, Qt::AlignRight);
   text(detail, {left, 11}, false, Qt::AlignLeft);
 }
 

@@ -33,17 +33,13 @@ void NetworkLanes::setNetwork(const report::NetworkReport& n, double latency_us)
     if (it == row.end()) continue;
     const int colour =
         collective_colour.emplace(e.collective, static_cast<int>(collective_colour.size()) % 3).first->second;
-    for (std::int64_t k = 0; k < std::max<std::int64_t>(e.runs, 1); ++k) {
-      const double shift = static_cast<double>(k) * e.period_us;
-      bars_.push_back({it->second, colour, e.start_us + shift, e.end_us + shift});
-    }
+    report::for_each_stage_run(e, [&](std::int64_t, double start, double end) {
+      bars_.push_back({it->second, colour, start, end});
+    });
   }
   std::stable_sort(bars_.begin(), bars_.end(), [](const Bar& a, const Bar& b) { return a.start_us < b.start_us; });
   schedule_ = n.schedule;
   latency_us_ = latency_us;
-  dropped_ = n.events_dropped;
-  drawn_until_us_ = 0;
-  for (const auto& e : n.events) drawn_until_us_ = std::max(drawn_until_us_, e.end_us);
   // The names as wide as the longest needs (not a fixed column that leaves a narrow dock
   // no room for the bars), the percentages as wide as "100%".
   const QFontMetrics fm(font());
@@ -174,11 +170,6 @@ void NetworkLanes::paintEvent(QPaintEvent*) {
     p.setPen(QColor(0xbb, 0xbb, 0xbb));
     p.drawLine(4, top - kLaneHeight / 4, width() - 4, top - kLaneHeight / 4);
   }
-  // Stages past the engine's cap on listed events (a long ring on 32 GPUs): their time is
-  // hatched (under the names) and said, not left blank as if the links idled.
-  const bool unlisted = dropped_ > 0 && drawn_until_us_ < latency_us_;
-  const QRect rest(QPoint(x_of(drawn_until_us_) + 2, top), QPoint(g.x1, top + lanes() * g.lane_h - 1));
-  if (unlisted) p.fillRect(rest, QBrush(QColor(0xcc, 0xcc, 0xcc), Qt::BDiagPattern));
   std::vector<QRect> rows;
   for (int i = 0; i < lanes(); ++i) {
     const auto& l = links_[static_cast<std::size_t>(i)];
@@ -191,14 +182,6 @@ void NetworkLanes::paintEvent(QPaintEvent*) {
     const QRect& row = rows[static_cast<std::size_t>(b.row)];
     const int xa = x_of(b.start_us), xb = std::max(xa + 1, x_of(b.end_us));
     p.fillRect(QRect(xa, row.top(), xb - xa, row.height()), colors[b.colour]);
-  }
-  const QString note = tr("%1 more stage loads, not listed").arg(format_count(static_cast<double>(dropped_)));
-  if (unlisted && fm.horizontalAdvance(note) + 12 <= rest.width()) {
-    const QRect box = fm.boundingRect(note).adjusted(-4, -2, 4, 2);
-    const QRect centred(rest.center() - box.center(), box.size());
-    p.fillRect(centred, Qt::white);
-    p.setPen(Qt::gray);
-    p.drawText(centred, Qt::AlignCenter, note);
   }
   axis(top + lanes() * g.lane_h + 2);
 }

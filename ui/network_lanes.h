@@ -53,10 +53,6 @@ class NetworkLanes : public QWidget {
   // width when the names stand above the bars (stacked).
   int barWidth() const { return geometry().x1 - geometry().x0; }
   bool stacked() const;
-  // Stage loads the engine did not list (NetworkReport::events_dropped), and where the listed
-  // ones end: the rest of the axis is hatched.
-  std::int64_t droppedEvents() const { return dropped_; }
-  double drawnUntilUs() const { return drawn_until_us_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -82,8 +78,6 @@ class NetworkLanes : public QWidget {
   double latency_us_ = 0;
   int label_width_ = 0, util_width_ = 0;
   bool fitted_stacked_ = false;
-  std::int64_t dropped_ = 0;
-  double drawn_until_us_ = 0;
 };
 
 }  // namespace tilesight::ui

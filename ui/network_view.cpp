@@ -72,10 +72,6 @@ void NetworkView::setPrediction(const report::Prediction& p) {
   QString details = tr("bottleneck link %1; %2 links carried traffic")
                         .arg(QString::fromStdString(p.network.bottleneck_link))
                         .arg(p.network.links.size());
-  if (p.network.events_dropped > 0)
-    details += tr("<br>stages drawn until %1 (hatched after: %2 more stage loads not listed)")
-                   .arg(unbroken(format_time_us(lanes_->drawnUntilUs())),
-                        format_count(static_cast<double>(p.network.events_dropped)));
   // Overlap none hides nothing by definition: the two spans are said in order instead.
   if (p.network.overlap == "none")
     details += tr("<br>overlap none: communication %1 and computation %2, one after the other")

@@ -158,12 +158,16 @@ std::vector<report::NetworkStageEvent> link_stages(const report::NetworkReport& 
   const std::string& link = network.links.front().link;
   for (const auto& e : network.events) {
     if (e.link != link) continue;
-    for (std::int64_t k = 0; k < std::max<std::int64_t>(e.runs, 1); ++k) {
+    report::for_each_stage_run(e, [&](std::int64_t stage, double start, double end) {
+      if (start >= until_us) return;
       report::NetworkStageEvent run = e;
-      run.start_us += static_cast<double>(k) * e.period_us;
-      run.end_us += static_cast<double>(k) * e.period_us;
-      if (run.start_us < until_us) out.push_back(run);
-    }
+      run.stage = stage;
+      run.start_us = start;
+      run.end_us = end;
+      run.repeat = 1;
+      run.runs = 1;
+      out.push_back(run);
+    });
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.start_us < b.start_us; });
   return out;

@@ -6,7 +6,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "tilesight/model/distributed.h"
 #include "tilesight/net/collective_cost.h"
+#include "tilesight/net/network_report.h"
+#include "tilesight/report/json_report.h"
 #include "tilesight/net/system_profile.h"
 
 using namespace tilesight::net;
@@ -106,6 +109,52 @@ TEST_CASE("a ring all-reduce of S bytes on n devices is 2(n-1) stages of S/n", "
   CHECK(c.total_s * 1e6 == Approx(8.4 + 14 * (3.4 + S / 8 * kNv4Beta * 1e6)));
   CHECK(c.total_s * 1e6 == Approx(5275.58).epsilon(1e-5));
   CHECK(c.busbw() / 1e9 == Approx(356.18).epsilon(1e-4));
+}
+
+// The Network lanes read every step of a ring: each link's repeated step is one event with
+// its count, so nothing is left out however long the ring (the JSON lists at most 2000).
+TEST_CASE("the network report lists every ring step, one event per link and repeated stage", "[net]") {
+  const SystemSpec h = system_named("h200x8");
+  const double S = 1024.0 * 1024 * 1024;
+  const CollectiveCost c =
+      collective_cost(h.network, *find_algorithm("ring"), request(Collective::kAllReduce, 8, S), Protocol::kSimple);
+  const auto n = network_report(h, {{.cost = c, .start_s = 0}}, c.total_s);
+  std::int64_t steps = 0;
+  double last_end = 0;
+  std::size_t events = 0;
+  for (const auto& e : n.events) {
+    if (e.link != "gpu0->nvswitch") continue;
+    ++events;
+    tilesight::report::for_each_stage_run(e, [&](std::int64_t stage, double, double end) {
+      CHECK(stage == steps);  // in order, none skipped
+      ++steps;
+      last_end = std::max(last_end, end);
+    });
+  }
+  CHECK(events == 2);  // the reduce-scatter half and the all-gather half
+  CHECK(steps == 14);
+  // As the ring case above: 8.4 us launch, 13 steps of 376.227 us, then the last one's hop
+  // latency and serialisation: the link ends busy when the collective ends (5275.58 us).
+  CHECK(last_end == Approx(5275.58).epsilon(1e-5));
+  CHECK(n.events.size() == 2 * 16);  // 16 directed links, 2 stages each
+
+  // all_reduce 1 GiB on b200x32 (ring/LL128, 62 steps over 128+ links): the Prediction holds
+  // every step; the JSON report still lists at most 2000 stage loads and counts the rest.
+  auto p = tilesight::model::predict_distributed(
+      json::parse(R"({"kernel": "all_reduce", "hardware": "b200x32", "params": {"bytes": 1073741824, "devices": 32}})"), "");
+  REQUIRE(p.ok());
+  std::int64_t listed = 0, stages = 0;
+  for (const auto& e : p->network.events) {
+    listed += e.repeat;
+    if (e.link == p->network.links.front().link) stages += e.repeat;
+  }
+  CHECK(stages == p->network.collectives.front().stages);
+  CHECK(stages == 62);
+  const json j = tilesight::report::to_json(*p);
+  CHECK(j["network"]["stages"].size() == 15 * 128);  // whole steps: a 16th would pass 2000
+  CHECK(j["network"]["stages_dropped"] == 47 * 128);  // 6,016, as the engine's cap dropped before
+  CHECK(static_cast<std::int64_t>(j["network"]["stages"].size()) + j["network"]["stages_dropped"].get<std::int64_t>() ==
+        listed);
 }
 
 TEST_CASE("the inter-node link is a two-level ring's bottleneck", "[net]") {

@@ -40,35 +40,29 @@ report::NetworkReport network_report(const SystemSpec& system, const std::vector
   for (const auto& c : collectives) {
     out.collectives.push_back(collective_report(net, c));
     out.comm_us += c.cost.total_s * static_cast<double>(c.runs) * kUs;
-    // Stages run one after another after the launch latency; repeats are laid out in full
-    // (capped) so the lanes show every step. Runs of a recurring collective are not: each
-    // event says how often and how far apart its stage recurs.
+    // Stages run one after another after the launch latency; a repeated stage (a ring step)
+    // is one event per link with its repeat count, and so is every run of a recurring
+    // collective: every stage is listed, in a few events however long the ring.
     double t = c.start_s + c.cost.base_s;
     std::int64_t index = 0;
     for (const auto& st : c.cost.stages) {
       for (const auto& load : st.cost.loads) {
         bytes[load.link] += load.bytes * static_cast<double>(st.repeat * c.runs);
         busy[load.link] += load.busy_s * static_cast<double>(st.repeat * c.runs);
+        out.events.push_back({.link = net.links()[load.link].name,
+                              .collective = std::string(collective_name(c.cost.collective)),
+                              .stage = index,
+                              .label = st.label,
+                              .start_us = (t + st.cost.latency_s) * kUs,
+                              .end_us = (t + st.cost.latency_s + load.busy_s) * kUs,
+                              .bytes = load.bytes,
+                              .repeat = st.repeat,
+                              .step_us = st.cost.time_s() * kUs,
+                              .runs = c.period_s > 0 ? c.runs : 1,
+                              .period_us = c.period_s > 0 ? c.period_s * kUs : 0});
       }
-      for (std::int64_t k = 0; k < st.repeat; ++k, ++index) {
-        if (out.events.size() + st.cost.loads.size() > kMaxNetworkEvents) {
-          out.events_dropped += (st.repeat - k) * static_cast<std::int64_t>(st.cost.loads.size());
-          index += st.repeat - k;
-          t += static_cast<double>(st.repeat - k) * st.cost.time_s();
-          break;
-        }
-        for (const auto& load : st.cost.loads)
-          out.events.push_back({.link = net.links()[load.link].name,
-                                .collective = std::string(collective_name(c.cost.collective)),
-                                .stage = index,
-                                .label = st.label,
-                                .start_us = (t + st.cost.latency_s) * kUs,
-                                .end_us = (t + st.cost.latency_s + load.busy_s) * kUs,
-                                .bytes = load.bytes,
-                                .runs = c.period_s > 0 ? c.runs : 1,
-                                .period_us = c.period_s > 0 ? c.period_s * kUs : 0});
-        t += st.cost.time_s();
-      }
+      index += st.repeat;
+      t += static_cast<double>(st.repeat) * st.cost.time_s();
     }
   }
   for (std::size_t l = 0; l < bytes.size(); ++l) {

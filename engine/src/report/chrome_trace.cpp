@@ -59,7 +59,7 @@ nlohmann::json to_chrome_trace(const Prediction& p) {
                       {"args", {{"iteration", e.iteration}, {"bytes", e.bytes}, {"flops", e.flops}}}});
   }
   // The busiest link's collective stages (a fused kernel's Net lane, as the app draws it;
-  // a collective's or a decode step's busiest link), every run of a recurring one.
+  // a collective's or a decode step's busiest link), every repeat and every run.
   if (!p.network.links.empty()) {
     const std::string& link = p.network.links.front().link;
     struct Stage {
@@ -70,11 +70,9 @@ nlohmann::json to_chrome_trace(const Prediction& p) {
     std::vector<Stage> stages;
     for (const auto& s : p.network.events)
       if (s.link == link)
-        for (std::int64_t k = 0; k < std::max<std::int64_t>(s.runs, 1); ++k) {
-          const double shift = static_cast<double>(k) * s.period_us;
-          stages.push_back({s.start_us + shift, s.end_us + shift,
-                            s.collective + " " + s.label + " " + std::to_string(s.stage), s.bytes});
-        }
+        for_each_stage_run(s, [&](std::int64_t stage, double start, double end) {
+          stages.push_back({start, end, s.collective + " " + s.label + " " + std::to_string(stage), s.bytes});
+        });
     std::stable_sort(stages.begin(), stages.end(), [](const Stage& a, const Stage& b) { return a.start < b.start; });
     std::vector<double> net_slots;
     for (const auto& s : stages) {

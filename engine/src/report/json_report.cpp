@@ -1,5 +1,6 @@
 #include "tilesight/report/json_report.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tilesight::report {
@@ -63,6 +64,10 @@ nlohmann::json timeline_json(const Prediction& p) {
   return arr;
 }
 
+// The JSON lists at most this many stage loads (a ring on 32 GPUs runs 62 steps on 128
+// links); the app reads every stage from the Prediction itself.
+constexpr std::size_t kMaxListedStages = 2000;
+
 nlohmann::json network_json(const NetworkReport& n, bool events) {
   nlohmann::json j;
   j["system"] = n.system;
@@ -88,17 +93,38 @@ nlohmann::json network_json(const NetworkReport& n, bool events) {
     j["comm_sms"] = n.comm_sms;
   }
   if (events) {
+    // One entry per link and stage, repeats written out in stage order (a stage's links, then
+    // the next repeat's), at most kMaxListedStages: the rest are counted in stages_dropped.
     nlohmann::json ev = nlohmann::json::array();
-    for (const auto& e : n.events) {
-      ev.push_back({{"link", e.link}, {"collective", e.collective}, {"stage", e.stage}, {"label", e.label},
-                    {"start_us", r6(e.start_us)}, {"end_us", r6(e.end_us)}, {"bytes", std::round(e.bytes)}});
-      if (e.runs > 1) {
-        ev.back()["runs"] = e.runs;
-        ev.back()["period_us"] = r6(e.period_us);
+    std::int64_t dropped = 0;
+    for (std::size_t first = 0; first < n.events.size();) {
+      std::size_t last = first + 1;  // [first, last): the links of one stage
+      while (last < n.events.size() && n.events[last].collective == n.events[first].collective &&
+             n.events[last].stage == n.events[first].stage && n.events[last].start_us == n.events[first].start_us)
+        ++last;
+      const auto loads = static_cast<std::int64_t>(last - first);
+      const std::int64_t repeat = std::max<std::int64_t>(n.events[first].repeat, 1);
+      for (std::int64_t r = 0; r < repeat; ++r) {
+        if (ev.size() + (last - first) > kMaxListedStages) {
+          dropped += (repeat - r) * loads;
+          break;
+        }
+        for (std::size_t i = first; i < last; ++i) {
+          const auto& e = n.events[i];
+          const double shift = static_cast<double>(r) * e.step_us;
+          ev.push_back({{"link", e.link}, {"collective", e.collective}, {"stage", e.stage + r}, {"label", e.label},
+                        {"start_us", r6(e.start_us + shift)}, {"end_us", r6(e.end_us + shift)},
+                        {"bytes", std::round(e.bytes)}});
+          if (e.runs > 1) {
+            ev.back()["runs"] = e.runs;
+            ev.back()["period_us"] = r6(e.period_us);
+          }
+        }
       }
+      first = last;
     }
     j["stages"] = ev;
-    j["stages_dropped"] = n.events_dropped;
+    j["stages_dropped"] = dropped;
   }
   return j;
 }

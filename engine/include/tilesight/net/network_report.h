@@ -1,5 +1,6 @@
 // From collective costs to the report's plain values (report::NetworkReport): per-link
-// utilisation, the bottleneck link and the Network lanes' events (one per link and stage).
+// utilisation, the bottleneck link and the Network lanes' events (one per link and stage,
+// a stage repeated back to back one event with its count).
 //
 //   link               stage  start_us   end_us   bytes
 //   gpu0->nvswitch         0     8.40    381.3    134217728   (ring reduce-scatter step)
@@ -20,8 +21,6 @@ struct ScheduledCollective {
   std::int64_t runs = 1;  // times it runs (a decode step's per-layer all-reduce: layers)
   double period_s = 0;    // runs > 1: from one run's start to the next's (a layer's time)
 };
-
-inline constexpr std::size_t kMaxNetworkEvents = 2000;
 
 report::NetworkReport network_report(const SystemSpec& system, const std::vector<ScheduledCollective>& collectives,
                                      double latency_s);

@@ -2,6 +2,7 @@
 // prints it, the JSON writer serialises it, the GUI's adapters draw it.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -83,6 +84,9 @@ struct HitRateMap {
 
 // One stage of a collective on one link (the Network lanes, eq. 11): the link is busy from
 // start_us to end_us carrying `bytes` (β_l·B_{l,k} after the stage's routed hop latency).
+// A stage the collective runs several times in a row (a ring's 2(n-1) identical steps) is
+// one event: again every step_us after start_us, repeat times in all (stage numbers stage,
+// stage + 1, ...), so a long ring is listed whole in a few events.
 struct NetworkStageEvent {
   std::string link;        // directed link, "gpu0->nvswitch"
   std::string collective;  // "all_gather", ...
@@ -91,11 +95,23 @@ struct NetworkStageEvent {
   double start_us = 0;
   double end_us = 0;
   double bytes = 0;
+  std::int64_t repeat = 1;  // the stage back to back, step_us apart
+  double step_us = 0;
   // The stage of every run of a collective that runs more than once (a decode step's
   // per-layer all-reduce): again every period_us after start_us, runs times in all.
   std::int64_t runs = 1;
   double period_us = 0;
 };
+
+// Every time the event's stage runs, its repeats within each run: f(stage, start_us, end_us).
+template <class F>
+void for_each_stage_run(const NetworkStageEvent& e, F&& f) {
+  for (std::int64_t k = 0; k < std::max<std::int64_t>(e.runs, 1); ++k)
+    for (std::int64_t r = 0; r < std::max<std::int64_t>(e.repeat, 1); ++r) {
+      const double shift = static_cast<double>(k) * e.period_us + static_cast<double>(r) * e.step_us;
+      f(e.stage + r, e.start_us + shift, e.end_us + shift);
+    }
+}
 
 // One span of a fused kernel's overlap schedule (§3.6, model/overlap.h): a collective step on
 // the network or a compute piece (a GEMM's row shard, a share of the attention heads) on the
@@ -137,8 +153,7 @@ struct NetworkReport {
   std::vector<CollectiveReport> collectives;
   std::vector<LinkUtilization> links;       // links that carried bytes, busiest first
   std::string bottleneck_link;
-  std::vector<NetworkStageEvent> events;    // per link and stage, capped (events_dropped)
-  std::int64_t events_dropped = 0;
+  std::vector<NetworkStageEvent> events;    // per link and stage (repeats folded), every stage
   std::string overlap;       // fused kernels: "none", "stream" or "fused"; "" otherwise
   double comm_us = 0;        // communication alone
   double compute_us = 0;     // computation alone
