@@ -12,28 +12,53 @@
 using namespace tilesight;
 
 TEST_CASE("a kernel timed after do_bench's flush writes back the L2's dirty lines", "[model][dram]") {
-  // hw_profiles/calibrate/dirty_l2.py: the L2 keeps 32 MiB of the flush's dirty lines. A
-  // read-only stream of 64 MiB writes back min(32, 64) MiB more: 1 + 32/64 = 1.5x the DRAM time
-  // (the microbenchmark: 25.5 us dirty against 19.5 clean, 1.31x; 1.25x predicted and 1.21x
-  // measured at 128 MiB). A kernel that writes 48 MiB of its 64+48 leaves 32 MiB of its own
-  // lines dirty at the end instead: no extra write-back. No dirty budget, no change.
+  // hw_profiles/calibrate/dirty_l2.py: the L2 keeps 32 MiB of the flush's dirty lines; here in
+  // an L2 of 64 MiB, so every other line a read evicts is dirty until none is left. A
+  // read-only stream of 64 MiB writes back min(32, 64 / 2) = 32 MiB more: 1 + 32/64 = 1.5x the
+  // DRAM time; 128 MiB: 1.25x; 40 MiB: 20 MiB more, 1.5x. A kernel that writes 48 MiB of its
+  // 64+48 leaves 32 MiB of its own lines dirty at the end instead: no extra write-back; one
+  // that reads 16 MiB (8 of them evicting dirty lines) and writes 8 neither. No dirty budget,
+  // no change.
   hw::HardwareSpec hw;
-  hw.dirty_l2_bytes = 32.0 * 1024 * 1024;
   const double mib = 1024.0 * 1024.0;
+  hw.dirty_l2_bytes = 32 * mib;
+  hw.l2.bytes = 64 * mib;
   cache::CacheTraffic read_only;
   read_only.accesses = {{.tensor = "x", .requested_bytes = 64 * mib, .dram_bytes = 64 * mib}};
+  CHECK(model::dirty_writeback_bytes(hw, read_only) == Approx(32 * mib));
   CHECK(model::dirty_writeback_factor(hw, read_only) == Approx(1.5));
   read_only.accesses[0].dram_bytes = read_only.accesses[0].requested_bytes = 128 * mib;
   CHECK(model::dirty_writeback_factor(hw, read_only) == Approx(1.25));
+  read_only.accesses[0].dram_bytes = read_only.accesses[0].requested_bytes = 40 * mib;
+  CHECK(model::dirty_writeback_bytes(hw, read_only) == Approx(20 * mib));
+  CHECK(model::dirty_writeback_factor(hw, read_only) == Approx(1.5));
   cache::CacheTraffic add;
   add.accesses = {{.tensor = "x", .requested_bytes = 64 * mib, .dram_bytes = 64 * mib},
                   {.tensor = "y", .write = true, .requested_bytes = 48 * mib, .dram_bytes = 48 * mib}};
   CHECK(model::dirty_writeback_factor(hw, add) == Approx(1.0));
-  // 16 MiB read, 8 written: 16 - 8 = 8 MiB more over 24 moved.
   add.accesses[0].dram_bytes = 16 * mib, add.accesses[1].dram_bytes = 8 * mib;
-  CHECK(model::dirty_writeback_factor(hw, add) == Approx(1.0 + 8.0 / 24.0));
+  CHECK(model::dirty_writeback_factor(hw, add) == Approx(1.0));
   hw.dirty_l2_bytes = 0;
   CHECK(model::dirty_writeback_factor(hw, read_only) == Approx(1.0));
+}
+
+TEST_CASE("loads whose latency sets the pace wait for the flush's write-back", "[model][dram]") {
+  // The 40 MiB read-only stream above writes back 20 MiB; at 4 TB/s that is 5.24 us. Tensor
+  // cores busy a quarter of the time: 0.75 of it waits, 3.93 us; busy all the time: none. A
+  // producer warp group with its ring of stages: none (its DRAM lane carries the write-back).
+  hw::HardwareSpec hw;
+  const double mib = 1024.0 * 1024.0;
+  hw.dirty_l2_bytes = 32 * mib;
+  hw.l2.bytes = 64 * mib;
+  hw.dram_bandwidth = 4e12;
+  cache::CacheTraffic read_only;
+  read_only.accesses = {{.tensor = "x", .requested_bytes = 40 * mib, .dram_bytes = 40 * mib}};
+  plan::TileProgram prog;
+  prog.loops = {{"k", 10, 3, ""}};
+  CHECK(model::dirty_writeback_wait_s(hw, read_only, prog, 0.25) == Approx(0.75 * 20 * mib / 4e12));
+  CHECK(model::dirty_writeback_wait_s(hw, read_only, prog, 1.0) == 0.0);
+  prog.loops[0].producer_warps = true;
+  CHECK(model::dirty_writeback_wait_s(hw, read_only, prog, 0.25) == 0.0);
 }
 
 TEST_CASE("barrier phases add half a block reduction each to the chain, shared by resident tiles", "[model]") {

@@ -238,6 +238,13 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
     seconds = kernel_seconds(waves, program.schedule);
   }
 
+  // The first reads of a kernel timed after a flush wait for its dirty lines' write-back: part
+  // of the prologue.
+  const auto busy_clocked = device_busy(waves, hw.sm_count);
+  const double flush_wait = dirty_writeback_wait_s(
+      hw, traffic, program, seconds > 0 ? std::min(1.0, busy_clocked[index(Resource::kTC)] / seconds) : 0.0);
+  seconds += flush_wait;
+
   report::Prediction pred;
   pred.kernel = program.kernel;
   pred.name = program.name;
@@ -254,7 +261,7 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
   pred.resident_blocks_per_sm = resident;
   pred.occupancy_limiter = occupancy->limiter;
   const KernelTime parts = kernel_time(waves, program.schedule);
-  pred.prologue_us = parts.prologue * kUs;
+  pred.prologue_us = (parts.prologue + flush_wait) * kUs;
   pred.steady_us = parts.steady * kUs;
   pred.epilogue_us = parts.epilogue * kUs;
   if (waves.waves.full_waves > 0) pred.wave_reports.push_back(wave_report("full", waves.waves.full_waves, waves.full));
@@ -262,9 +269,8 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
   const WaveTime& first = waves.waves.full_waves > 0 ? waves.full : waves.tail;
   for (const auto& la : first.loops) pred.loops.push_back(loop_report(la));
 
-  const auto busy = device_busy(waves, hw.sm_count);
   for (std::size_t r = 0; r < kResourceCount; ++r) {
-    pred.busy_us[r] = busy[r] * kUs;
+    pred.busy_us[r] = busy_clocked[r] * kUs;
     pred.utilization[r] = pred.latency_us > 0 ? std::min(1.0, pred.busy_us[r] / pred.latency_us) : 0;
   }
   pred.bottleneck = static_cast<Resource>(

@@ -67,14 +67,32 @@ SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_fac
   return r;
 }
 
-double dirty_writeback_factor(const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic) {
+double dirty_writeback_bytes(const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic) {
+  if (hw.dirty_l2_bytes <= 0 || hw.l2.bytes <= 0) return 0;
   const double read = traffic.dram_read_bytes(), written = traffic.dram_write_bytes();
-  if (hw.dirty_l2_bytes <= 0 || read + written <= 0) return 1.0;
+  // hw_profiles/calibrate/h200/dirty_loops.csv: Triton loops streaming 4-14 MB from DRAM
+  // after the flush take 0.4-2.0 us longer, 18 MB 3.1-3.5 us, 53 MB and more 9-11 us: the
+  // dirty share of the lines evicted, 32 of 56 MB, gives 2.6, 8, 10 and 32 MB written back.
   // The kernel's own last writes stay dirty in the L2 when it ends, in place of the flush's:
   // those are not written back during the kernel (a streaming add or norm, 2/3 or 1/2 of its
   // traffic written, shows no flush penalty in norms.csv; a read-only stream pays it all).
-  const double extra = std::max(0.0, std::min(hw.dirty_l2_bytes, read) - std::min(hw.dirty_l2_bytes, written));
-  return 1.0 + extra / (read + written);
+  const double evicted = std::min(hw.dirty_l2_bytes, read * std::min(1.0, hw.dirty_l2_bytes / hw.l2.bytes));
+  return std::max(0.0, evicted - std::min(hw.dirty_l2_bytes, written));
+}
+
+double dirty_writeback_factor(const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic) {
+  const double moved = traffic.dram_read_bytes() + traffic.dram_write_bytes();
+  return moved > 0 ? 1.0 + dirty_writeback_bytes(hw, traffic) / moved : 1.0;
+}
+
+double dirty_writeback_wait_s(const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic,
+                              const plan::TileProgram& program, double tc_share) {
+  if (hw.dram_bandwidth <= 0) return 0;
+  for (const auto& loop : program.loops)
+    if (loop.producer_warps) return 0;
+  // dirty_loops.csv: loops whose tensor cores are busy 6-40% of the time pay it all (7-11 us
+  // for 32 MB), 63% about all (5.6 us for 20 MB), 94-96% 0.3-0.8 us.
+  return dirty_writeback_bytes(hw, traffic) / hw.dram_bandwidth * std::clamp(1.0 - tc_share, 0.0, 1.0);
 }
 
 ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec& hw,

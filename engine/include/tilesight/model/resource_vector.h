@@ -48,11 +48,23 @@ struct SmRates {
 
 SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_factor);
 
-// DRAM time per byte the kernel moves, relative to a clean L2: its first reads also write back
-// the dirty lines the timing protocol's flush left (hw.dirty_l2_bytes, at most one per byte
-// read), less the kernel's own last writes, which stay dirty in the L2 when it ends:
-// 1 + max(0, min(dirty, read) - min(dirty, written)) / (read + written).
+// Dirty lines the timing protocol's flush left in the L2 (hw.dirty_l2_bytes) that the kernel's
+// reads write back: each line a read brings in evicts one, dirty as often as dirty lines fill
+// the L2, until none is left; less the kernel's own last writes, which stay dirty in the L2
+// when it ends: max(0, min(dirty, read x dirty / l2.bytes) - min(dirty, written)).
+double dirty_writeback_bytes(const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic);
+
+// DRAM time per byte the kernel moves, relative to a clean L2: 1 + the write-back above over
+// the bytes read and written.
 double dirty_writeback_factor(const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic);
+
+// The time a kernel's loads wait for that write-back, beyond its DRAM lane: a miss that evicts
+// a dirty line waits for its write first, so a loop whose pace is set by memory latency pays
+// the write-back in full, one whose tensor cores set it hides it (tc_share, 0..1, of the
+// kernel's time busy on tensor cores). A producer warp group that keeps a deep ring of stages
+// in flight (loops with producer_warps) absorbs the wait: only its DRAM lane pays.
+double dirty_writeback_wait_s(const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic,
+                              const plan::TileProgram& program, double tc_share);
 
 // u(o) for one execution of `action`. Memory actions split their bytes between L2 and DRAM by
 // the cache model's traffic for the tensor they move.
