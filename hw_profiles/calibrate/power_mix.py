@@ -15,6 +15,10 @@ the same protocol, a probe kernel after each call reading the clock the kernel l
 against the corpus's kernels (not used to fit anything).
 Part `libdur` (--parts libdur --csv power_mix_lib.csv): the probe after shorter cuBLAS GEMMs and
 SDPA rows, causal ones too: the clock against a library kernel's length.
+Part `probecheck` (--parts probecheck --csv power_mix_probe.csv): whether the probe sees the
+clock a kernel ran at. The synthetic loads (mma, mma_ex2_16, ex2) at 0.3-3 ms under do_bench's
+protocol, each followed by the probe: rows `NAME_in` give the load's own clock (block 0), rows
+`NAME_after` what the probe read right after it.
 
 Caveat (2026-11-30 run): the 4 x 256-thread blocks per SM did not all fit at once, so block 0's
 work per cycle (tc, sfu, fma) overstates the kernel's utilisation; its sm_mhz is exact.
@@ -215,6 +219,38 @@ def part_duty(lib, nvml, sms, w):
             print(*row, flush=True)
 
 
+def part_probecheck(lib, nvml, sms, w):
+    flush = torch.empty(256 * 2**20, dtype=torch.int8, device="cuda")
+    for name in ("mma", "mma_ex2_16", "ex2"):
+        load = next(x for x in LOADS if x[0] == name)
+        _, ch, n_mma, n_ex2, n_fma, bps, thr = load
+        per_ms = calibrate_iters(lib, load, 1.0, sms)
+        for us in (300, 1000, 3000):
+            iters = max(1, int(per_ms * us / 1000.0))
+            torch.cuda.synchronize()
+            time.sleep(0.3)
+            lib.reset()
+            pairs = []
+            t0 = time.time()
+            while time.time() - t0 < DUTY_S:
+                flush.zero_()
+                pairs.append((lib.load(ch, n_mma, n_ex2, n_fma, bps * sms, thr, iters), lib.probe()))
+                if len(pairs) % 8 == 0:
+                    torch.cuda.synchronize()
+            torch.cuda.synchronize()
+            power = nvml.power_w()
+            late = pairs[len(pairs) // 2:]
+            for part, idx in (("in", 0), ("after", 1)):
+                recs = lib.read([p[idx] for p in late])
+                clocks = sorted(mhz(r) for r in recs)
+                med = recs[len(recs) // 2]
+                row = [f"{name}_{us}us_{part}", "probecheck", bps * sms, thr, ch, n_mma, n_ex2, n_fma, iters,
+                       f"{med[1] / 1e3:.1f}", len(recs), "", f"{statistics.median(clocks):.0f}",
+                       f"{clocks[len(clocks) // 10]:.0f}", "", "", "", f"{power:.1f}", f"{nvml.sm_mhz():.0f}"]
+                w.writerow(row)
+                print(*row, flush=True)
+
+
 def sdpa_case(backend, b, h, s, d, causal):
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -311,7 +347,8 @@ def main():
         for part in args.parts.split(","):
             t = time.time()
             {"load": lambda: part_load(lib, nvml, sms, w), "duty": lambda: part_duty(lib, nvml, sms, w),
-             "lib": lambda: part_lib(lib, nvml, w), "libdur": lambda: part_libdur(lib, nvml, w)}[part]()
+             "lib": lambda: part_lib(lib, nvml, w), "libdur": lambda: part_libdur(lib, nvml, w),
+             "probecheck": lambda: part_probecheck(lib, nvml, sms, w)}[part]()
             f.flush()
             print(f"part {part}: {time.time() - t:.1f} s", flush=True)
 
