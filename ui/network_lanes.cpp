@@ -11,6 +11,7 @@
 namespace tilesight::ui {
 
 namespace {
+const QColor kColours[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xf5, 0x85, 0x18), QColor(0x54, 0xa2, 0x4b)};
 const QString kComputeLane = QObject::tr("compute (SMs)");
 const QString kStepsLane = QObject::tr("collective steps");
 }  // namespace
@@ -25,14 +26,14 @@ void NetworkLanes::setNetwork(const report::NetworkReport& n, double latency_us)
     if (static_cast<int>(links_.size()) >= kMaxLanes) break;
     links_.push_back(l);
   }
-  std::map<std::string, int> row, collective_colour;
+  std::map<std::string, int> row;
+  colour_.clear();
   for (int i = 0; i < lanes(); ++i) row[links_[static_cast<std::size_t>(i)].link] = i;
   bars_.clear();
   for (const auto& e : n.events) {
     const auto it = row.find(e.link);
     if (it == row.end()) continue;
-    const int colour =
-        collective_colour.emplace(e.collective, static_cast<int>(collective_colour.size()) % 3).first->second;
+    const int colour = colour_.emplace(e.collective, static_cast<int>(colour_.size()) % 3).first->second;
     report::for_each_stage_run(e, [&](std::int64_t, double start, double end) {
       bars_.push_back({it->second, colour, start, end});
     });
@@ -91,6 +92,11 @@ void NetworkLanes::resizeEvent(QResizeEvent* event) {
   if (stacked() != fitted_stacked_) fitHeight();
 }
 
+QColor NetworkLanes::colourOf(const std::string& collective) const {
+  const auto it = colour_.find(collective);
+  return it == colour_.end() ? QColor() : kColours[it->second];
+}
+
 std::vector<std::pair<double, double>> NetworkLanes::barsOf(int row) const {
   std::vector<std::pair<double, double>> out;
   for (const Bar& b : bars_)
@@ -144,8 +150,6 @@ void NetworkLanes::paintEvent(QPaintEvent*) {
       p.drawText(QRect(g.x0, y + 1, 60, kLaneHeight), Qt::AlignLeft, QStringLiteral("0"));
     p.drawText(QRect(g.x1 - 100, y + 1, 100, kLaneHeight), Qt::AlignRight, end);
   };
-  const QColor colors[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xf5, 0x85, 0x18),
-                           QColor(0x54, 0xa2, 0x4b)};
   if (!schedule_.empty()) {
     // Pieces and steps alternate two shades of their colour so each one's edges show; each
     // is numbered where it fits, unless it is the only one of its lane.
@@ -181,7 +185,7 @@ void NetworkLanes::paintEvent(QPaintEvent*) {
   for (const Bar& b : bars_) {
     const QRect& row = rows[static_cast<std::size_t>(b.row)];
     const int xa = x_of(b.start_us), xb = std::max(xa + 1, x_of(b.end_us));
-    p.fillRect(QRect(xa, row.top(), xb - xa, row.height()), colors[b.colour]);
+    p.fillRect(QRect(xa, row.top(), xb - xa, row.height()), kColours[b.colour]);
   }
   axis(top + lanes() * g.lane_h + 2);
 }

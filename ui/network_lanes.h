@@ -24,6 +24,8 @@
 #include <QCoreApplication>
 #include <QWidget>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tilesight/report/prediction.h"
@@ -53,6 +55,8 @@ class NetworkLanes : public QWidget {
   // width when the names stand above the bars (stacked).
   int barWidth() const { return geometry().x1 - geometry().x0; }
   bool stacked() const;
+  // The colour of a collective's bars ("all_reduce"); invalid when it has none drawn.
+  QColor colourOf(const std::string& collective) const;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -75,6 +79,7 @@ class NetworkLanes : public QWidget {
   std::vector<report::LinkUtilization> links_;
   std::vector<report::OverlapSpan> schedule_;
   std::vector<Bar> bars_;
+  std::map<std::string, int> colour_;  // collective -> index into kColours
   double latency_us_ = 0;
   int label_width_ = 0, util_width_ = 0;
   bool fitted_stacked_ = false;

@@ -7,32 +7,39 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
+#include "ui/elided_lines.h"
 #include "ui/format.h"
 #include "ui/network_lanes.h"
 
 namespace tilesight::ui {
 
 NetworkView::NetworkView(QWidget* parent)
-    : QWidget(parent), headline_(new QLabel(this)), details_(new QLabel(this)), lanes_(new NetworkLanes(this)) {
+    : QWidget(parent),
+      headline_(new QLabel(this)),
+      details_(new QLabel(this)),
+      summary_(new ElidedLines(this)),
+      lanes_(new NetworkLanes(this)) {
   auto* layout = new QVBoxLayout(this);
+  layout->setSpacing(4);
   layout->addWidget(headline_);
   layout->addWidget(details_);
+  layout->addWidget(summary_);
   // Sixteen links of an 8-GPU switch do not fit a short dock: the lanes scroll.
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidget(lanes_);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  layout->addWidget(scroll, 1);
+  scroll_ = new QScrollArea(this);
+  scroll_->setWidget(lanes_);
+  scroll_->setWidgetResizable(true);
+  scroll_->setFrameShape(QFrame::NoFrame);
+  scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  layout->addWidget(scroll_, 1);
   QFont font = headline_->font();
-  font.setBold(true);  // the collectives: one line each, no larger than the lanes' names
+  font.setBold(true);
   headline_->setFont(font);
-  headline_->setWordWrap(true);  // a long list of collectives must not widen the dock
+  headline_->setWordWrap(true);
   headline_->setStyleSheet(QStringLiteral("color: #555;"));
   details_->setWordWrap(true);
-  details_->setTextFormat(Qt::RichText);
   details_->setStyleSheet(QStringLiteral("color: gray;"));
   headline_->setText(tr("no prediction yet"));
+  summary_->hide();
   setAutoFillBackground(true);
   QPalette pal = palette();
   pal.setColor(QPalette::Window, Qt::white);
@@ -41,12 +48,17 @@ NetworkView::NetworkView(QWidget* parent)
 
 void NetworkView::setPrediction(const report::Prediction& p) {
   lanes_->setNetwork(p.network, p.latency_us);
-  // "No traffic" centred in the empty dock; the collectives and their links read from the left,
-  // as the lanes' names do.
-  const Qt::Alignment align = p.network.empty() ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignVCenter;
-  headline_->setAlignment(align);
-  details_->setAlignment(align);
-  if (p.network.empty()) {
+  // No traffic: a centred message in the empty dock. Traffic: one line per collective (its
+  // bars' colour before it), one for the links, one for the overlap, each cut to the dock's
+  // width (the tooltip has them whole), so the lanes keep the dock's height.
+  const bool empty = p.network.empty();
+  headline_->setVisible(empty);
+  details_->setVisible(empty);
+  summary_->setVisible(!empty);
+  scroll_->setVisible(!empty);
+  if (empty) {
+    headline_->setAlignment(Qt::AlignCenter);
+    details_->setAlignment(Qt::AlignCenter);
     headline_->setText(tr("no cross-device traffic"));
     details_->setText(tr("A single-GPU plan on %1: nothing crosses a link. Multi-GPU plans "
                          "(collectives, ag_gemm, gemm_rs) show their stages here, one lane per link.")
@@ -56,37 +68,40 @@ void NetworkView::setPrediction(const report::Prediction& p) {
   // Identical collectives (llm_decode's two all-reduces per layer) are said once, counted.
   QStringList parts;
   QList<int> counts;
+  QList<QColor> colours;
   for (const auto& c : p.network.collectives) {
-    // A word joiner keeps "GB/s" whole when the headline wraps in a narrow dock.
-    const QString part = tr("%1 %2 on %3 GPUs: %4/%5, busbw %6 GB/\u2060s")
+    const QString part = tr("%1 %2 on %3 GPUs: %4/%5, busbw %6 GB/s")
                              .arg(QString::fromStdString(c.collective), format_bytes(c.bytes))
                              .arg(c.devices)
                              .arg(QString::fromStdString(c.algorithm), QString::fromStdString(c.protocol))
                              .arg(c.busbw_gbps, 0, 'f', 0);
     if (const auto i = parts.indexOf(part); i >= 0) ++counts[i];
-    else parts << part, counts << 1;
+    else parts << part, counts << 1, colours << lanes_->colourOf(c.collective);
   }
-  for (qsizetype i = 0; i < parts.size(); ++i)
+  QList<ElidedLines::Line> lines;
+  for (qsizetype i = 0; i < parts.size(); ++i) {
     if (counts[i] > 1) parts[i] = QStringLiteral("%1 × %2").arg(counts[i]).arg(parts[i]);
-  headline_->setText(parts.join(QLatin1Char('\n')));  // one collective per line
-  QString details = tr("bottleneck link %1; %2 links carried traffic")
-                        .arg(QString::fromStdString(p.network.bottleneck_link))
-                        .arg(p.network.links.size());
+    lines.append({parts[i], colours[i], true});
+  }
+  collectives_ = parts.join(QLatin1Char('\n'));
+  QStringList details{tr("bottleneck %1 (%2 links carry traffic)")
+                          .arg(QString::fromStdString(p.network.bottleneck_link))
+                          .arg(p.network.links.size())};
   // Overlap none hides nothing by definition: the two spans are said in order instead.
   if (p.network.overlap == "none")
-    details += tr("<br>overlap none: communication %1 and computation %2, one after the other")
-                   .arg(unbroken(format_time_us(p.network.comm_us)),
-                        unbroken(format_time_us(p.network.compute_us)));
+    details << tr("overlap none: comm %1 and compute %2, one after the other")
+                   .arg(format_time_us(p.network.comm_us), format_time_us(p.network.compute_us));
   else if (!p.network.overlap.empty())
-    details += tr("<br>overlap %1: communication %2, computation %3 alone; <b>%4 of the communication "
-                  "hidden</b> under the computation")
-                   .arg(QString::fromStdString(p.network.overlap), unbroken(format_time_us(p.network.comm_us)),
-                        unbroken(format_time_us(p.network.compute_us)), format_percent(p.network.overlap_rate));
-  details_->setText(details);
+    details << tr("overlap %1: %2 of comm hidden (comm %3, compute %4 alone)")
+                   .arg(QString::fromStdString(p.network.overlap), format_percent(p.network.overlap_rate),
+                        format_time_us(p.network.comm_us), format_time_us(p.network.compute_us));
+  for (const QString& d : details) lines.append({d, QColor(), false});
+  details_->setText(details.join(QLatin1Char('\n')));
+  summary_->setLines(lines);
 }
 
 QString NetworkView::headline() const {
-  return headline_->text();
+  return summary_->isHidden() ? headline_->text() : collectives_;
 }
 
 int NetworkView::laneCount() const {
@@ -107,6 +122,10 @@ std::vector<std::pair<double, double>> NetworkView::laneBars(int row) const {
 
 std::vector<std::pair<double, double>> NetworkView::scheduleBars(bool compute) const {
   return lanes_->scheduleBars(compute);
+}
+
+QWidget* NetworkView::lanesArea() const {
+  return scroll_;
 }
 
 QString NetworkView::details() const {

@@ -94,7 +94,7 @@ class OverlapViewTest : public QObject {
     QCOMPARE(view.scheduleBars(false).size(), std::size_t{7});
     QCOMPARE(view.scheduleBars(true).front().first, lane(p, true).front().start_us);
     QVERIFY(view.laneCount() > 0);  // the links still below
-    QVERIFY2(view.details().contains("100% of the communication hidden"), qPrintable(view.details()));
+    QVERIFY2(view.details().contains("100% of comm hidden"), qPrintable(view.details()));
     if (qEnvironmentVariableIsSet("TILESIGHT_TEST_GRABS"))  // for looking at the view by eye
       view.grab().save(qEnvironmentVariable("TILESIGHT_TEST_GRABS") + "/overlap_ag_gemm.png");
     // A plain collective has no compute to overlap: no schedule lanes.

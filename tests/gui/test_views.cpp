@@ -210,7 +210,7 @@ class ViewsTest : public QObject {
     QVERIFY2(view.emptyText().contains("runs on the network"), qPrintable(view.emptyText()));
     QCOMPARE(view.networkLaneCount(), 16);  // 8 GPUs to the switch and back
     for (QToolButton* b : view.findChildren<QToolButton*>()) QVERIFY(!b->isEnabled());  // Fit, Prologue...
-    QVERIFY(view.findChild<QLabel*>("timeline_hint")->isHidden());
+    QVERIFY(view.findChild<QWidget*>("timeline_hint")->isHidden());
     view.setPrediction(prediction_);
     for (QToolButton* b : view.findChildren<QToolButton*>()) QVERIFY(b->isEnabled());
     QVERIFY(!view.plot()->isHidden());
