@@ -263,6 +263,7 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].path == "l2.size");
     CHECK(errors[0].message.rfind("unknown field \"size\"", 0) == 0);
+    CHECK(errors[0].message.find(", cyclic_hit)") != std::string::npos);  // the table's one non-number
   }
 
   SECTION("every problem at once") {

@@ -6,6 +6,7 @@
 #include "tilesight/hw/profile_loader.h"
 
 #include <algorithm>
+#include <vector>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -172,16 +173,19 @@ class LeafReader {
   }
 
   // Every field of a table, and an error for each key the table does not know.
+  // `others`: keys of the table read elsewhere (not numbers), skipped here but listed as known.
   template <typename Group, std::size_t N>
   void read_group(const json& obj, const std::string& path, Group& group,
-                  const std::array<Field<Group>, N>& fields) {
+                  const std::array<Field<Group>, N>& fields, const std::vector<std::string>& others = {}) {
     for (const auto& f : fields) read(obj, path, f.key, group.*(f.member), f.rule);
     for (const auto& [key, value] : obj.items()) {
       const bool known =
-          std::any_of(fields.begin(), fields.end(), [&](const auto& f) { return key == f.key; });
+          std::any_of(fields.begin(), fields.end(), [&](const auto& f) { return key == f.key; }) ||
+          std::find(others.begin(), others.end(), key) != others.end();
       if (!known) {
-        errors_.push_back(
-            {nest(path, key), "unknown field \"" + key + "\" (known: " + known_keys(fields) + ")"});
+        std::string names = known_keys(fields);
+        for (const auto& o : others) names += ", " + o;
+        errors_.push_back({nest(path, key), "unknown field \"" + key + "\" (known: " + names + ")"});
       }
     }
   }
@@ -429,12 +433,8 @@ Result<HardwareSpec> parse_profile(const json& doc) {
     leaves.read_group(*power, "power", spec.power, kPowerFields);
   if (const json* l15 = root.object("l15", false)) read_l15(leaves, *l15, spec);
   if (const json* l2 = root.object("l2")) {
-    json scalars = *l2;
-    if (scalars.is_object() && scalars.contains("cyclic_hit")) {
-      read_cyclic_hit(scalars.at("cyclic_hit"), spec, errors);
-      scalars.erase("cyclic_hit");
-    }
-    leaves.read_group(scalars, "l2", spec.l2, kCacheFields);
+    if (l2->contains("cyclic_hit")) read_cyclic_hit(l2->at("cyclic_hit"), spec, errors);
+    leaves.read_group(*l2, "l2", spec.l2, kCacheFields, {"cyclic_hit"});
   }
   if (errors.empty()) check_consistency(spec, errors);
   if (!errors.empty()) return errors;
