@@ -75,6 +75,7 @@ void EnvelopeView::setPrediction(const report::Prediction& p) {
                     .arg(loop.iterations)
                     .arg(loop.depth)
                     .arg(format_time_us(loop.steady_us), QString::fromStdString(loop.limited_by));
+    s.short_label = tr("%1\n1 SM").arg(QString::fromStdString(loop.loop));
     stacks_.push_back(s);
   }
   for (const auto& wave : p.wave_reports) {
@@ -90,6 +91,7 @@ void EnvelopeView::setPrediction(const report::Prediction& p) {
                     .arg(format_time_us(wave.time_us))
                     .arg(wave.active_sms)
                     .arg(wave.resident);
+    s.short_label = (full ? tr("full\n×%1") : tr("tail\n×%1")).arg(wave.count);
     stacks_.push_back(s);
   }
   rebuild();
@@ -117,7 +119,6 @@ QString EnvelopeView::message() const {
 
 void EnvelopeView::rebuild() {
   QVector<double> keys, pro, steady, epi;
-  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (auto* t : totals_) plot_->removeItem(t);
   totals_.clear();
   double top = 0;
@@ -128,7 +129,6 @@ void EnvelopeView::rebuild() {
     pro << s.prologue;
     steady << s.steady;
     epi << s.epilogue;
-    ticker->addTick(key, s.label);
     const double total = s.prologue + s.steady + s.epilogue;
     top = std::max(top, total);
     auto* label = new QCPItemText(plot_);
@@ -142,11 +142,43 @@ void EnvelopeView::rebuild() {
   prologue_->setData(keys, pro, true);
   steady_->setData(keys, steady, true);
   epilogue_->setData(keys, epi, true);
-  plot_->xAxis->setTicker(ticker);
   plot_->xAxis->setRange(-0.6, std::max(1.0, static_cast<double>(stacks_.size())) - 0.4);
   plot_->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
   set_plot_message(message_, {});
+  fitLabels();
   plot_->replot();
+}
+
+// Each stack has the axis' width over the stacks; where a long tick ("full waves") needs
+// more, all take their short form. The legend goes to two columns when its three entries
+// would not fit a row.
+void EnvelopeView::fitLabels() {
+  const QFontMetrics fm(plot_->xAxis->tickLabelFont());
+  const double slot = (plot_->width() - 60.0) / std::max<double>(1.0, static_cast<double>(stacks_.size()));
+  bool fits = true;
+  for (const auto& s : stacks_)
+    for (const QString& line : s.label.split(QLatin1Char('\n')))
+      fits = fits && fm.horizontalAdvance(line) + 8 <= slot;
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (std::size_t i = 0; i < stacks_.size(); ++i)
+    ticker->addTick(static_cast<double>(i), fits ? stacks_[i].label : stacks_[i].short_label);
+  plot_->xAxis->setTicker(ticker);
+  const int columns = plot_->width() >= 280 ? 3 : 2;
+  if (plot_->legend->wrap() != columns) {
+    plot_->legend->setWrap(columns);
+    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+  }
+}
+
+void EnvelopeView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitLabels();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QStringList EnvelopeView::tickLabels() const {
+  auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+  return ticker ? QStringList(ticker->ticks().values()) : QStringList();
 }
 
 void EnvelopeView::onMouseMove(QMouseEvent* event) {

@@ -41,15 +41,23 @@ class EnvelopeView : public QWidget {
   int stackCount() const { return static_cast<int>(stacks_.size()); }
   // The sentence shown instead of the plot ("" while the plot is shown).
   QString message() const;
+  QStringList tickLabels() const;  // as drawn, left to right
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ public:
 
  private:
   struct Stack {
     QString label;    // axis tick
     QString details;  // tooltip
     double prologue = 0, steady = 0, epilogue = 0;
+    QString short_label;  // the tick in a narrow dock: "kv\n1 SM", "full\n×15"
   };
 
   void rebuild();
+  void fitLabels();  // the short ticks and a two-column legend when the long ones would collide
   void showEmpty(const report::Prediction& prediction);
   void onMouseMove(QMouseEvent* event);
 

@@ -102,6 +102,9 @@ void MainWindow::createDocks() {
   setDockNestingEnabled(true);
   config_ = new ConfigPanel(this);
   report_ = new ReportView(this);
+  // In a small window (1280x800) the timeline gives up width, not the report: narrower, its
+  // latency broke over two lines and its labels mid-word ("Envel ope").
+  report_->setMinimumWidth(kReportMinWidth);
   envelope_ = new EnvelopeView(this);
   heatmap_ = new HeatmapView(this);
   network_ = new NetworkView(this);

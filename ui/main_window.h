@@ -52,6 +52,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
+  static constexpr int kReportMinWidth = 250;  // the report and plan editor column
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
 
   PlanSession& session() { return session_; }

@@ -31,6 +31,7 @@ NetworkView::NetworkView(QWidget* parent)
   scroll_->setFrameShape(QFrame::NoFrame);
   scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   layout->addWidget(scroll_, 1);
+  layout->addStretch(0);  // takes the room when the lanes are hidden: the message stays on top
   QFont font = headline_->font();
   font.setBold(true);
   headline_->setFont(font);

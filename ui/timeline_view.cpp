@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 
+#include "ui/elided_lines.h"
 #include "ui/format.h"
 #include "ui/plot_style.h"
 #include "ui/profile_pipelines.h"
@@ -131,11 +132,12 @@ QWidget* TimelineView::makeToolBar() {
   shortcut("timeline_zoom_in", tr("Zoom in"), {QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)},
            [this] { zoomBy(kStep); });
   shortcut("timeline_zoom_out", tr("Zoom out"), {QKeySequence::ZoomOut}, [this] { zoomBy(1 / kStep); });
-  row->addStretch(1);
-  auto* hint = new QLabel(tr("drag to pan · wheel or Ctrl+wheel to zoom · Ctrl+0 fits · hover a bar for details"), bar);
+  // Cut to the room the buttons leave (a small window), never widening the timeline.
+  auto* hint = new ElidedLines(bar);
+  hint->setLines({{tr("drag to pan · wheel or Ctrl+wheel to zoom · Ctrl+0 fits · hover a bar for details")}});
   hint->setObjectName(QStringLiteral("timeline_hint"));
-  hint->setStyleSheet(QStringLiteral("color: gray;"));
-  row->addWidget(hint);
+  row->addSpacing(8);
+  row->addWidget(hint, 1);
   return bar;
 }
 
@@ -143,7 +145,7 @@ void TimelineView::setPrediction(const report::Prediction& prediction) {
   events_ = prediction.timeline;
   placeholder_->setPrediction(prediction);
   for (QToolButton* b : findChildren<QToolButton*>()) b->setEnabled(!events_.empty());
-  findChild<QLabel*>(QStringLiteral("timeline_hint"))->setVisible(!events_.empty());
+  findChild<ElidedLines*>(QStringLiteral("timeline_hint"))->setVisible(!events_.empty());
   phases_ = timeline_phases(events_);
   actions_ = action_order(events_, prediction.loops);
   stages_.clear();

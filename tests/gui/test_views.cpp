@@ -16,6 +16,7 @@
 #include "ui/heatmap_view.h"
 #include "ui/network_view.h"
 #include "ui/prediction_worker.h"
+#include "ui/report_view.h"
 #include "ui/time_fold.h"
 #include "ui/timeline_view.h"
 #include "ui/utilization_model.h"
@@ -228,6 +229,50 @@ class ViewsTest : public QObject {
     QCOMPARE(steady->data()->size(), view.stackCount());
     QVERIFY(view.message().isEmpty());
     QVERIFY(!view.plot()->isHidden());
+  }
+
+  // The envelope dock of a 1280x800 window is 200 px wide: "full waves" and "tail wave" ran
+  // into each other and the legend lost "prologue". Narrow, the ticks take their short form
+  // ("full\n×15") and each line fits its stack's slot; the legend goes to two columns. Wide,
+  // the long ticks come back.
+  void envelopeTicksFitANarrowDock() {
+    EnvelopeView view;
+    view.resize(200, 330);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setPrediction(prediction_);
+    QCoreApplication::processEvents();
+    const QFontMetrics fm(view.plot()->xAxis->tickLabelFont());
+    const double slot = view.plot()->axisRect()->width() / static_cast<double>(view.stackCount());
+    QStringList ticks = view.tickLabels();
+    QCOMPARE(ticks.size(), view.stackCount());
+    for (const QString& tick : ticks)
+      for (const QString& line : tick.split('\n'))
+        QVERIFY2(fm.horizontalAdvance(line) < slot, qPrintable(QString("%1 in %2 px").arg(line).arg(slot)));
+    QVERIFY2(ticks.last().startsWith("tail\n") || ticks.last().startsWith("full\n"), qPrintable(ticks.last()));
+    QCOMPARE(view.plot()->legend->wrap(), 2);
+    view.resize(600, 330);
+    QCoreApplication::processEvents();
+    ticks = view.tickLabels();
+    QVERIFY2(ticks.last().contains("wave"), qPrintable(ticks.last()));
+    QCOMPARE(view.plot()->legend->wrap(), 3);
+  }
+
+  // A 1280x800 window stays 1280x800 (the docks' minimum widths add up to 1258 px) and the
+  // report keeps kReportMinWidth: it shrank to 123 px, the latency broken over two lines.
+  // The timeline's hint gives up its width instead.
+  void aSmallWindowKeepsTheReportReadable() {
+    auto window = test::quiet_window();
+    window->resize(1280, 800);
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    test::ResultWaiter wait(window->session());
+    window->session().open(test::example("attention_prefill_h200.json"), test::example_path("attention_prefill_h200.json"));
+    QVERIFY(wait.waitReady());
+    QCoreApplication::processEvents();
+    QCOMPARE(window->width(), 1280);
+    QVERIFY2(window->minimumSizeHint().width() <= 1280, qPrintable(QString::number(window->minimumSizeHint().width())));
+    QVERIFY(window->reportView()->width() >= MainWindow::kReportMinWidth);
   }
 
   // A collective has no loop and no wave: a sentence saying so, not empty axes.
