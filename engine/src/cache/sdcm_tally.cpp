@@ -80,7 +80,8 @@ void add_touches(const WaveStream& wave, const TallyContext& c, bool distance,
     return;
   }
   const auto groups = static_cast<std::int32_t>(c.levels.groups);
-  std::vector<SureGaps> sure;  // [stream access * groups + group]
+  thread_local std::vector<SureGaps> sure;  // [stream access * groups + group]; kept: no allocation per wave
+  sure.clear();
   for (const BlockLevels& bl : c.blocks)
     for (std::int32_t g = 0; g < groups; ++g) sure.push_back(sure_gaps(wave.near(g), bl));
   const double home = 1.0 / static_cast<double>(groups);
@@ -99,8 +100,11 @@ void add_touches(const WaveStream& wave, const TallyContext& c, bool distance,
 
 void tally_touches(const Touch* first, const Touch* last, const TallyContext& c, Tally& t) {
   // Per sampled wave and access: the bytes of one tile's touch, and what it stands for.
+  // This thread's buffers, kept between calls (one per sampled wave): no allocation per wave.
   const std::size_t n = c.plans.size();
-  std::vector<double> tile_bytes(c.waves.size() * n), req(c.waves.size() * n);
+  thread_local std::vector<double> tile_bytes, req;
+  tile_bytes.resize(c.waves.size() * n);
+  req.resize(c.waves.size() * n);
   for (std::size_t w = 0; w < c.waves.size(); ++w)
     for (std::size_t a = 0; a < n; ++a) {
       const AccessPlan& ap = c.plans[a];
@@ -114,7 +118,8 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     std::int64_t copies, repeats;
     bool part_lines;
   };
-  std::vector<PerAccess> per(n);
+  thread_local std::vector<PerAccess> per;
+  per.resize(n);
   for (std::size_t a = 0; a < n; ++a)
     per[a] = {.runs = !t.runs.empty() && c.plans[a].block_bytes > 0 ? t.runs[a].data() : nullptr,
               .sums = &t.access[a],
@@ -164,7 +169,8 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
       rep = repeat_outcome(*run, pa.repeats, pa.part_lines, t.merge_per_lookup);
       add_sums(*pa.sums, rep, req[at] * static_cast<double>(pa.repeats - 1));
     }
-    if (run) pa.sums->merged += req[at] * static_cast<double>(pa.copies - pa.repeats);  // never looked up
+    if (run && pa.copies > pa.repeats)  // never looked up (skipped when none: adding 0 changes nothing)
+      pa.sums->merged += req[at] * static_cast<double>(pa.copies - pa.repeats);
     if (!maps) continue;
     const auto pos =
         static_cast<std::size_t>(t.offset[static_cast<std::size_t>(tc.sample)] + tc.pos % t.slots);
