@@ -31,6 +31,10 @@ TEST_CASE("gemm template lifts to the tile program of its tile config", "[gemm]"
   CHECK(prog.actions[0].bytes == 16384);       // A tile 128 x 64 x 2 B
   CHECK(prog.actions[1].bytes == 16384);       // B tile 64 x 128 x 2 B
   CHECK(prog.actions[2].flops == 2097152);     // 2 x 128 x 128 x 64
+  // Two warp groups split M, 64 rows each: m64n128k16 instructions, which read the A tile once
+  // and the B tile once per 64-row block from shared memory: 16 KiB + 2 x 16 KiB.
+  CHECK(prog.actions[2].mma_n == 128);
+  CHECK(prog.actions[2].bytes == 49152);
   CHECK(prog.actions[3].bytes == 32768);       // C tile 128 x 128 x 2 B
   CHECK(prog.resources.smem_bytes == 98304);   // 3 stages x (16 KiB + 16 KiB)
   // Needed: 16384 accumulators / 256 threads = 64, + 32 for the epilogue's copy, + 40 = 136,
@@ -63,14 +67,15 @@ TEST_CASE("gemm template lifts to the tile program of its tile config", "[gemm]"
 TEST_CASE("a 128x128x64 bf16 MMA on H200 tensor cores", "[gemm][model]") {
   // Per-SM tensor-core rate: 928e12 / 132 = 7.0303e12 FLOP/s.
   // 2 x 128 x 128 x 64 = 2,097,152 FLOP -> 2097152 / 7.0303e12 = 298.30 ns.
-  // Operands from SMEM: (16384 + 16384) B / 234.24e9 B/s = 139.89 ns.
+  // Operands from SMEM, as its m64n128k16 instructions read them (A once, B once per 64-row
+  // block): (16384 + 2 x 16384) B / 234.24e9 B/s = 209.84 ns.
   const auto hw = h200_like();
   const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096));
   const cache::CacheTraffic none;
   const auto rates = model::sm_rates(hw, 132, 1.0);
   const auto u = model::resource_vector(prog.actions[2], hw, rates, none);
   CHECK(u[Resource::kTC] == Approx(298.30e-9).epsilon(1e-4));
-  CHECK(u[Resource::kSmem] == Approx(139.89e-9).epsilon(1e-4));
+  CHECK(u[Resource::kSmem] == Approx(209.84e-9).epsilon(1e-4));
   CHECK(u[Resource::kL2] == 0);
   // With mma.sync: 0.67 of the rate -> 298.30 / 0.67 = 445.22 ns.
   auto sync = prog.actions[2];
@@ -372,4 +377,19 @@ TEST_CASE("a persistent kernel pays one fill and one drain", "[gemm][model]") {
   // Cooperative consumers store each tile themselves: the first round's store stays exposed.
   CHECK(coop->latency_us > pingpong->latency_us);
   CHECK(coop->latency_us < plain->latency_us);
+}
+
+TEST_CASE("wgmma instruction width follows Triton's warp-group split", "[gemm]") {
+  // hw_profiles/calibrate/h200/mma_rate.csv's SASS: 64x64 tiles of 8 warps split N (m64n32k16),
+  // 128x64 ones split M (m64n64k16), 64x256 of 4 warps keep the whole tile (m64n256k16).
+  auto tile = [](std::int64_t bm, std::int64_t bn, std::int64_t warps) {
+    auto p = gemm(4096, 4096, 4096);
+    p.block_m = bm, p.block_n = bn, p.block_k = 32, p.warps = warps;
+    return kernels::lift_gemm(p).actions[2];
+  };
+  CHECK(tile(64, 64, 8).mma_n == 32);
+  CHECK(tile(64, 64, 8).bytes == 2 * 4096 + 4096);  // A read by both N halves, B once
+  CHECK(tile(128, 64, 8).mma_n == 64);
+  CHECK(tile(64, 256, 4).mma_n == 256);
+  CHECK(tile(64, 128, 8).mma_n == 64);
 }

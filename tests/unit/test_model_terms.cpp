@@ -6,6 +6,7 @@
 
 #include "tilesight/cache/cache_model.h"
 #include "tilesight/cache/cyclic_reuse.h"
+#include "tilesight/hw/mma_rate.h"
 #include "tilesight/model/loop_analysis.h"
 #include "tilesight/model/resource_vector.h"
 
@@ -221,4 +222,28 @@ TEST_CASE("DRAM traffic lengthens a software pipeline's round trip by its queuei
   CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(400e-9 + 40.96e-9).epsilon(1e-4));
   hw.dram_queue_ns = 300;
   CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(414.99e-9).epsilon(1e-4));
+}
+
+TEST_CASE("narrow wgmma instructions are bound by their operand reads from shared memory", "[model]") {
+  // 128 bytes per clock of shared memory (253.44 GB/s at 1.98 GHz). m64nNk16 needs 64 + 4096 / N
+  // bytes per peak clock: N = 32, 192 -> 2/3 of the rate (mma_rate.csv: 640-650 TFLOP/s
+  // against 880-1020); N = 64, 128 -> all of it; N = 16, 320 -> 0.4. Unknown width: full rate.
+  hw::HardwareSpec hw;
+  hw.clock_ghz = 1.98;
+  hw.smem_bandwidth_per_sm = 128 * 1.98e9;
+  CHECK(hw::wgmma_width_efficiency(hw, 32) == Approx(2.0 / 3.0));
+  CHECK(hw::wgmma_width_efficiency(hw, 64) == Approx(1.0));
+  CHECK(hw::wgmma_width_efficiency(hw, 256) == Approx(1.0));
+  CHECK(hw::wgmma_width_efficiency(hw, 16) == Approx(0.4));
+  CHECK(hw::wgmma_width_efficiency(hw, 0) == Approx(1.0));
+  // The MMA's tensor-core time: 100 ns of work at full rate takes 150 ns as m64n32k16.
+  hw.sm_count = 132;
+  hw.tensor_core.flops_per_s = {{DType::kBF16, 132 * 1e12}};
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileAction mma{.name = "mma", .op = plan::OpKind::kMmaTc, .flops = 100e-9 * 1e12, .loop = "k",
+                       .dtype = DType::kBF16};
+  const cache::CacheTraffic traffic;
+  CHECK(model::resource_vector(mma, hw, rates, traffic)[Resource::kTC] == Approx(100e-9));
+  mma.mma_n = 32;
+  CHECK(model::resource_vector(mma, hw, rates, traffic)[Resource::kTC] == Approx(150e-9));
 }

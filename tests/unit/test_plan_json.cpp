@@ -227,6 +227,7 @@ TEST_CASE("sizes must be positive and real", "[plan]") {
   doc["actions"][2]["flops"] = 1e30;
   doc["accesses"][1]["tile_shape"] = {128, 0};
   doc["resources"]["warps"] = 0;
+  doc["actions"][2]["mma_n"] = 512;
   Errors errors = errors_of(doc);
   INFO(all_text(errors));
   CHECK(contains(errors, "grid.dims[0].extent: must be an integer, got 1e+30"));
@@ -238,6 +239,7 @@ TEST_CASE("sizes must be positive and real", "[plan]") {
   CHECK(contains(errors, "actions[2].flops: must be at most 1e+21, got 1e+30"));
   CHECK(contains(errors, "accesses[1].tile_shape[1]: must be positive, got 0"));
   CHECK(contains(errors, "resources.warps: must be positive, got 0"));
+  CHECK(contains(errors, "actions[2].mma_n: must be at most 256, got 512"));
 }
 
 TEST_CASE("tile shapes: rank must match, larger than the tensor is fine", "[plan]") {

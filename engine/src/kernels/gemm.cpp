@@ -252,6 +252,24 @@ double gemm_loop_reloads(const GemmParams& p) {
   return static_cast<double>(std::max<std::int64_t>(0, accumulators + kBaseRegisters + staged_registers(p) - kMaxRegisters));
 }
 
+// Shared-memory bytes a K iteration's wgmma instructions read. Each m64nNk16 reads its 64x16
+// slice of A and its 16xN slice of B from shared memory, so A is read once per instruction
+// column (BLOCK_N / N) and B once per 64-row block. The warp groups split the tile along M
+// first (64 rows each at least), then along N; N is at most 256.
+// The SASS of hw_profiles/calibrate/mma_rate.py's loops: 64x64 tiles of 8 warps issue
+// m64n32k16, 64x128 ones m64n64k16, 128x64 ones m64n64k16 (h200/mma_rate.csv's hgmma column).
+std::int64_t gemm_mma_n(const GemmParams& p) {
+  const std::int64_t groups = std::max<std::int64_t>(1, consumer_warps(p) / 4);
+  const std::int64_t along_m = std::max<std::int64_t>(1, std::min(groups, p.block_m / 64));
+  const std::int64_t along_n = std::max<std::int64_t>(1, groups / along_m);
+  return std::max<std::int64_t>(8, std::min<std::int64_t>(256, p.block_n / along_n));
+}
+double gemm_mma_smem_bytes(const GemmParams& p, double a_bytes, double b_bytes) {
+  const double a_reads = static_cast<double>(ceil_div(p.block_n, gemm_mma_n(p)));
+  const double b_reads = static_cast<double>(std::max<std::int64_t>(1, p.block_m / 64));
+  return a_bytes * a_reads + b_bytes * b_reads;
+}
+
 // An operand stored K-contiguous (A row-major, B transposed) gives each row's reads of an
 // iteration BLOCK_K elements in a run, and the tiles in flight read the same columns of other
 // rows: runs of BLOCK_K x dtype bytes (dram_locality.csv). Stored the other way, the tiles
@@ -328,12 +346,14 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
        .lane_lines = gemm_b_via_registers(p) ? gemm_lane_lines(b_lanes) : 0.0,
        .dram_run_bytes = gemm_dram_run_bytes(p, tb), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
-       .flops = 2.0 * c_tile * static_cast<double>(p.block_k), .bytes = a_bytes + b_bytes,
+       .flops = 2.0 * c_tile * static_cast<double>(p.block_k),
+       .bytes = tensor_core ? gemm_mma_smem_bytes(p, a_bytes, b_bytes) : a_bytes + b_bytes,
        .local_bytes = spill_bytes,
        .local_reloads = gemm_loop_reloads(p),
        .accumulator_spills = spill_bytes > 0 && gemm_accumulators_overflow(p),
        .deps = {0, 1},
-       .result_level = Placement::kRegister, .loop = "k", .dtype = p.dtype},
+       .result_level = Placement::kRegister, .loop = "k", .dtype = p.dtype,
+       .mma_n = tensor_core ? static_cast<double>(gemm_mma_n(p)) : 0.0},
       {.name = "store_c", .op = OpKind::kStore, .operands = {"C"}, .bytes = c_tile * dtype_bytes(partial),
        .deps = {2}, .result_level = Placement::kDdr, .dtype = partial},
   };

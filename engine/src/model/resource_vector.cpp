@@ -1,5 +1,7 @@
 #include "tilesight/model/resource_vector.h"
 
+#include "tilesight/hw/mma_rate.h"
+
 #include <algorithm>
 
 namespace tilesight::model {
@@ -132,7 +134,8 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       break;
     }
     case OpKind::kMmaTc: {
-      const double tc = hw.tensor_flops(a.dtype, a.mma) / sms * rates.tc_flops;
+      double tc = hw.tensor_flops(a.dtype, a.mma) / sms * rates.tc_flops;
+      if (a.mma == MmaInstruction::kWgmma) tc *= hw::wgmma_width_efficiency(hw, a.mma_n);
       u[Resource::kTC] = seconds(a.flops, tc);
       // Operands stream from shared memory (wgmma reads A and B there); TMEM holds the
       // accumulator on Blackwell.

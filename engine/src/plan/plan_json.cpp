@@ -182,7 +182,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
   r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "accumulator_spills", "multicast", "revisit", "via_registers", "lane_sectors", "lane_lines", "dram_run_bytes", "barriers", "deps", "loop",
-                    "dtype", "mma", "result"});
+                    "dtype", "mma", "mma_n", "result"});
   ActionText text;
   TileAction& a = text.action;
   a.name = r.string("name").value_or("");
@@ -208,6 +208,7 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.dtype = read_enum(r, "dtype", "dtype", kAllDTypes, dtype_name, std::optional(DType::kBF16));
   a.mma = read_enum(r, "mma", "mma instruction", kAllMmas, mma_name,
                     std::optional(MmaInstruction::kWgmma));
+  a.mma_n = r.number("mma_n", 0, 256, 0.0).value_or(0);
   a.result_level = read_enum(r, "result", "placement", kAllPlacements, placement_name,
                              std::optional(Placement::kRegister));
   return text;
@@ -291,6 +292,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
   if (a.lane_lines > 0) j["lane_lines"] = amount_json(a.lane_lines);
   if (a.dram_run_bytes > 0) j["dram_run_bytes"] = amount_json(a.dram_run_bytes);
   if (a.barriers > 0) j["barriers"] = amount_json(a.barriers);
+  if (a.mma_n > 0) j["mma_n"] = amount_json(a.mma_n);
   return j;
 }
 

@@ -9,6 +9,8 @@ Sets:
   norms - every (kernel, rows, cols) of norms.csv: PyTorch's rms_norm, layer_norm, softmax,
           silu * up, add (bf16), the same calls as norms.py
   spills - Triton GEMM configs that spill registers, with local-memory metrics
+  stages - the same BLOCK_K 32 tile configs at 2 to 5 stages, where more stages measure slower
+          in triton_gemm.csv on compute-heavy shapes and faster on latency-bound ones
   gemm  - Triton tutorial-03 GEMM configs of triton_gemm.csv whose predictions differ most
           from the measurement, each beside an aligned twin (same tile config, M/N/K rounded
           to multiples of 128), to see what unaligned strides and 2-stage loops compile to
@@ -64,6 +66,29 @@ EXTRA_CASES = [
     (4096, 4096, 4096, 128, 256, 64, 1, 3, 8),
 ]
 
+# BLOCK_K 32 configs of triton_gemm.csv at two or three stage counts each: on the large shapes
+# the measured time stays flat or grows with stages (8192^3 64x128x32 w4: 3122, 3075, 3495 us
+# at 2, 3, 5), on the latency-bound skinny one it falls 3x (16x4096x4096: 98 -> 34 us).
+STAGE_CASES = [
+    (8192, 8192, 8192, 64, 128, 32, 1, 2, 4),
+    (8192, 8192, 8192, 64, 128, 32, 1, 3, 4),
+    (8192, 8192, 8192, 64, 128, 32, 1, 5, 4),
+    (8192, 8192, 8192, 128, 128, 32, 1, 3, 4),
+    (8192, 8192, 8192, 128, 128, 32, 1, 5, 4),
+    (2048, 2048, 32768, 128, 128, 32, 1, 3, 4),
+    (2048, 2048, 32768, 128, 128, 32, 1, 5, 4),
+    (2048, 2048, 32768, 64, 128, 32, 1, 2, 8),
+    (2048, 2048, 32768, 64, 128, 32, 1, 4, 8),
+    (8192, 8192, 28672, 64, 128, 32, 1, 2, 4),
+    (8192, 8192, 28672, 64, 128, 32, 1, 3, 4),
+    (4096, 28672, 8192, 128, 128, 32, 1, 3, 4),
+    (4096, 28672, 8192, 128, 128, 32, 1, 5, 4),
+    (16, 4096, 4096, 64, 128, 32, 1, 2, 4),
+    (16, 4096, 4096, 64, 128, 32, 1, 5, 4),
+    (4096, 4096, 4096, 128, 128, 64, 1, 3, 4),
+    (4096, 4096, 4096, 128, 128, 64, 1, 5, 4),
+]
+
 
 def norms_cases():
     from norms import SHAPES, KERNELS, make
@@ -86,11 +111,12 @@ def gemm_cases(cases=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra"], required=True)
+    ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages"], required=True)
     args = ap.parse_args()
     cases = (norms_cases() if args.set == "norms" else
              gemm_cases(SPILL_CASES) if args.set == "spills" else
-             gemm_cases(EXTRA_CASES) if args.set == "extra" else gemm_cases())
+             gemm_cases(EXTRA_CASES) if args.set == "extra" else
+             gemm_cases(STAGE_CASES) if args.set == "stages" else gemm_cases())
     for i, (label, build) in enumerate(cases):
         try:
             torch.manual_seed(0)

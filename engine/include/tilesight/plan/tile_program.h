@@ -121,6 +121,9 @@ struct TileAction {
   std::string loop;                       // innermost loop it runs in; "" = tile body
   DType dtype = DType::kBF16;
   MmaInstruction mma = MmaInstruction::kWgmma;  // for kMmaTc
+  double mma_n = 0;                       // kMmaTc wgmma: N of one instruction (m64nNk16);
+                                          // below 64 its operand reads from SMEM bound it
+                                          // (hw/mma_rate.h); 0: full rate
 };
 
 // A loop of the tile body. The loops form a tree through `parent` ("" = the tile body).
