@@ -13,7 +13,10 @@ Shapes and grids here are not in the validation corpus.
 
 CSV: block_m, block_n, block_k, stages, warps, ctas_per_sm, K1, K2, t1_us, t2_us,
      iter_us (per CTA iteration), n_regs, smem_bytes
-Usage: python3 pipeline_iteration.py --out DIR
+Usage: python3 pipeline_iteration.py --out DIR                  (1 and 2 CTAs per SM)
+       python3 pipeline_iteration.py --out DIR --resident 3,4   (pipeline_resident.csv: the
+              tiles small enough for 3 and 4 CTAs per SM, where the round trips of more
+              resident tiles overlap)
 """
 import argparse
 import csv
@@ -30,6 +33,9 @@ from triton_gemm_sweep import matmul_kernel  # noqa: E402
 
 CONFIGS = [(64, 64, 32, 4), (64, 64, 64, 4), (64, 128, 32, 4), (128, 128, 32, 4),
            (128, 128, 64, 4), (128, 128, 64, 8), (128, 256, 64, 8)]
+# Tiles whose registers and shared memory leave room for 3-4 CTAs per SM at 2-3 stages
+RESIDENT_CONFIGS = [(64, 64, 32, 4), (64, 64, 64, 4), (64, 128, 32, 4), (128, 64, 32, 4),
+                    (64, 64, 32, 8), (64, 128, 32, 8)]
 
 
 def run(bm, bn, bk, st, w, r, K):
@@ -52,17 +58,22 @@ def run(bm, bn, bk, st, w, r, K):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    ap.add_argument("--resident", default="", help="CTAs per SM to run instead of 1,2, e.g. 3,4")
     args = ap.parse_args()
-    path = os.path.join(args.out, "pipeline_iteration.csv")
+    resident = [int(x) for x in args.resident.split(",")] if args.resident else [1, 2]
+    configs = RESIDENT_CONFIGS if args.resident else CONFIGS
+    path = os.path.join(args.out, "pipeline_resident.csv" if args.resident else "pipeline_iteration.csv")
     with open(path, "w", newline="") as f:
         w_ = csv.writer(f)
         w_.writerow(["block_m", "block_n", "block_k", "stages", "warps", "ctas_per_sm", "K1",
                      "K2", "t1_us", "t2_us", "iter_us", "n_regs", "smem_bytes"])
-        for (bm, bn, bk, w) in CONFIGS:
+        for (bm, bn, bk, w) in configs:
             for st in (2, 3, 4, 5):
+                if st * (bm + bn) * bk * 2 * max(resident) > 232448 and args.resident:
+                    continue
                 if st * (bm + bn) * bk * 2 > 232448:
                     continue
-                for r in (1, 2):
+                for r in resident:
                     K1, K2 = 2048, 6144
                     try:
                         t1, regs, smem = run(bm, bn, bk, st, w, r, K1)
