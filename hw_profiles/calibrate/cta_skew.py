@@ -18,6 +18,8 @@ gap between tiles sharing a B column).
 CSV: case, M, N, K, block_m, block_n, block_k, group_m, stages, warps, rep, pid, smid,
      t_start_ns, t_end_ns   (times relative to the earliest start of the launch)
 Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 150k rows)
+       python3 cta_skew.py --out DIR --set big   (cta_skew_big.csv: the multi-wave
+              8192x8192x28672 tiles whose L2 hit rate the model misses most, 64x64 to 128x256)
        python3 cta_skew.py --fit h200/cta_skew.csv.gz [--profile ../h200.json]   (no GPU needed)
 
 --fit derives the profile's `tile_rate_sd`: for each one-wave case, the relative standard
@@ -111,6 +113,19 @@ for st in (2, 3, 5):
     CASES.append(("multi_wave", 4096, 4096, 14336, 64, 64, 128, 1, st, 4))
 
 
+# Multi-wave tiles of 8192x8192x28672 that l2_hit_corpus.csv measures far from the model
+# (ncu hit rate vs the model's, 2026-11-30): 64x256x128 s2 58.5 vs 15.3, 64x256x64 s2 30 vs 17,
+# 256x64x32 g8 s3 88.9 vs 47.9, 256x128x32 g8 s4 w8 77.0 vs 52.3, 128x256x128 s2 w8 49.1 vs 25.2,
+# 64x64x32 s2 42.4 vs 74.5.
+BIG_CASES = [("big", 8192, 8192, 28672, 64, 256, 128, 1, 2, 4),
+             ("big", 8192, 8192, 28672, 64, 256, 64, 1, 2, 4),
+             ("big", 8192, 8192, 28672, 256, 64, 32, 8, 3, 4),
+             ("big", 8192, 8192, 28672, 256, 128, 32, 8, 4, 8),
+             ("big", 8192, 8192, 28672, 128, 256, 128, 1, 2, 8),
+             ("big", 8192, 8192, 28672, 64, 64, 32, 1, 2, 4),
+             ("big", 8192, 8192, 28672, 64, 128, 32, 1, 2, 4)]
+
+
 def run_case(case, writer, flush_buf):
     name, M, N, K, bm, bn, bk, gm, st, w = case
     a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
@@ -184,18 +199,20 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--fit")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
+    ap.add_argument("--set", choices=["corpus", "big"], default="corpus")
     args = ap.parse_args()
     if args.fit:
         fit(args.fit, args.profile)
         return
     from envinfo import header_lines
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
-    with open(os.path.join(args.out, "cta_skew.csv"), "w", newline="") as f:
+    name = "cta_skew_big.csv" if args.set == "big" else "cta_skew.csv"
+    with open(os.path.join(args.out, name), "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/cta_skew.py"))
         w_ = csv.writer(f)
         w_.writerow(["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages",
                      "warps", "rep", "pid", "smid", "t_start_ns", "t_end_ns"])
-        for case in CASES:
+        for case in (BIG_CASES if args.set == "big" else CASES):
             try:
                 run_case(case, w_, flush_buf)
             except Exception as e:  # noqa: BLE001
