@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ncu facts of the compiled kernels behind norms.csv and triton_gemm.csv, plus the PTX
 # facts of every Triton GEMM config. Run from the repo root on the H200:
-#   RES=DIR [SETS="norms gemm spills extra stages ptx"] bash tests/validation/h200/run_ncu_facts.sh
+#   RES=DIR [SETS="norms gemm spills extra stages staged ptx"] bash tests/validation/h200/run_ncu_facts.sh
 # Writes DIR/ncu_norms_facts.csv, DIR/ncu_gemm_facts.csv, DIR/ncu_spills_facts.csv (ncu --page
 # raw CSV, one row per
 # profiled kernel; the CASE lines of the *_cases.txt files give the order), and
@@ -43,7 +43,10 @@ l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum l1tex__t_sectors_pipe_lsu_mem_loca
 l1tex__t_sector_pipe_lsu_mem_local_op_ld_hit_rate.pct lts__t_sectors_srcunit_tex_op_write.sum \
 smsp__inst_executed_op_ldgsts.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum \
 lts__t_sectors.avg.pct_of_peak_sustained_elapsed l1tex__throughput.avg.pct_of_peak_sustained_active \
-sm__warps_active.avg.per_cycle_active lts__t_requests_srcunit_tex_op_read.sum"
+sm__warps_active.avg.per_cycle_active lts__t_requests_srcunit_tex_op_read.sum \
+l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum \
+smsp__inst_executed_op_shared_ld.sum smsp__inst_executed_op_branch.sum smsp__sass_inst_executed_op_global_ld.sum \
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 "$NCU" --query-metrics --chip gh100 > "$RES/ncu_query.txt" 2>&1 || true
 HAVE=""
 for m in $WANT; do
@@ -58,7 +61,7 @@ if [ -n "$HAVE" ]; then WHAT=(--metrics "$HAVE"); else
 echo "collect: ${WHAT[*]}"
 export PYTHONUNBUFFERED=1
 SETS=" ${SETS:-norms gemm spills ptx} "
-for set in norms gemm spills extra stages; do
+for set in norms gemm spills extra stages staged; do
   case "$SETS" in *" $set "*) ;; *) continue;; esac
   timeout 200 "$NCU" --profile-from-start off --clock-control none --cache-control all \
       "${WHAT[@]}" --csv --page raw \
