@@ -14,7 +14,8 @@ to an iteration on the loop's path (waits_at_400_cycles).
 CSV: DIR/spill_sass.csv (config, n_regs, n_spills, loop_instructions, ldl, stl, groups,
 ldl_per_group, waits_at_400_cycles)
 
-Usage: python3 spill_sass.py --out DIR      (on the GPU machine)
+Usage: python3 spill_sass.py --out DIR [--overflow]  (on the GPU machine; --overflow: configs
+              whose accumulators alone pass 255 registers; appends to spill_sass_regs.csv)
        python3 spill_sass.py --analyse DIR  (anywhere)
 """
 import argparse
@@ -39,20 +40,34 @@ CASES = [  # M, N, K, block_m, block_n, block_k, stages, warps
     (2048, 2040, 2040, 256, 128, 64, 2, 8), (2048, 2040, 2040, 128, 256, 32, 3, 8),
 ]
 
+# Configs whose fp32 accumulators alone pass 255 registers (4 warps on 128x256 and 256x128,
+# 8 on 256x256), B or A and B staged.
+OVERFLOW_CASES = [
+    (2048, 2040, 2048, 128, 256, 32, 4, 4), (2048, 2040, 2048, 128, 256, 64, 3, 4),
+    (2048, 2040, 2048, 256, 128, 32, 3, 4), (2048, 2040, 2048, 256, 128, 128, 2, 4),
+    (2048, 2040, 2048, 256, 256, 32, 2, 8), (2048, 2040, 2048, 128, 256, 128, 2, 4),
+    (2048, 2040, 2040, 128, 256, 32, 4, 4), (2048, 2040, 2040, 128, 256, 64, 3, 4),
+    (2048, 2040, 2040, 256, 128, 32, 3, 4), (2048, 2040, 2040, 256, 128, 128, 2, 4),
+    (2048, 2040, 2040, 256, 256, 32, 2, 8), (2048, 2040, 2040, 128, 256, 128, 2, 4),
+    (2048, 2040, 2040, 256, 64, 128, 2, 4),
+]
+
 
 def name_of(c):
     M, N, K, bm, bn, bk, s, w = c
     return f"{M}x{N}x{K}_{bm}x{bn}x{bk}_s{s}_w{w}"
 
 
-def compile_all(out):
+def compile_all(out, cases=CASES):
     import torch
     from triton_gemm_sweep import launch, kernel_info
     os.makedirs(os.path.join(out, "spill_sass"), exist_ok=True)
-    with open(os.path.join(out, "spill_sass_regs.csv"), "w", newline="") as f:
+    exists = os.path.exists(os.path.join(out, "spill_sass_regs.csv"))
+    with open(os.path.join(out, "spill_sass_regs.csv"), "a", newline="") as f:
         w_ = csv.writer(f)
-        w_.writerow(["config", "n_regs", "n_spills"])
-        for c in CASES:
+        if not exists:
+            w_.writerow(["config", "n_regs", "n_spills"])
+        for c in cases:
             M, N, K, bm, bn, bk, s, w = c
             a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
@@ -164,11 +179,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     ap.add_argument("--analyse")
+    ap.add_argument("--overflow", action="store_true", help="the accumulator-overflow configs")
     args = ap.parse_args()
     if args.analyse:
         analyse_dir(args.analyse)
     else:
-        compile_all(args.out)
+        compile_all(args.out, OVERFLOW_CASES if args.overflow else CASES)
 
 
 if __name__ == "__main__":

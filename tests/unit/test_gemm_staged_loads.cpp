@@ -129,3 +129,28 @@ TEST_CASE("lda, ldb and spills are read and checked", "[gemm][input]") {
   p.spills = 196;
   CHECK(kernels::gemm_spill_bytes_per_iteration(p) == Approx(200704.0));
 }
+
+TEST_CASE("spill reloads on the chain of a loop that stages operands through registers", "[gemm][model]") {
+  // 2048 x 2040 x 2040: lda = K = 2040 and ldb = N = 2040 are not multiples of 16, so A and B
+  // are both staged (Triton recorded 255 registers and 432 spill slots for 128x256x64 at 3
+  // stages, 4 warps: hw_profiles/calibrate/h200/spill_sass_regs.csv).
+  auto p = gemm(2048, 2040, 2040);
+  p.block_m = 128, p.block_n = 256, p.block_k = 64, p.stages = 3, p.warps = 4;
+  p.registers = 255, p.spills = 432;
+  REQUIRE(kernels::gemm_a_via_registers(p));
+  REQUIRE(kernels::gemm_b_via_registers(p));
+  // 32768 / 128 = 256 accumulators: with the base of 40 past 255 on their own, so the
+  // compiler splits the MMAs and 0.42 of them stay live, int(107.52) = 107; staged elements
+  // (128 x 64 + 64 x 256) / 128 = 192: 107 + 40 + 192 - 255 = 84 reloads on the chain.
+  CHECK(kernels::lift_gemm(p).actions[2].local_reloads == 84);
+  // 128x128x64 on 8 warps: 64 accumulators (no overflow), (8192 + 8192) / 256 = 64 staged:
+  // 64 + 40 + 64 = 168 registers, none past 255.
+  p.block_n = 128, p.warps = 8;
+  CHECK(kernels::lift_gemm(p).actions[2].local_reloads == 0);
+  // 64x128x128 on 4 warps: 64 accumulators + 40 + (8192 + 16384) / 128 = 192 -> 296: 41.
+  p.block_m = 64, p.block_k = 128, p.warps = 4;
+  CHECK(kernels::lift_gemm(p).actions[2].local_reloads == 41);
+  // Compiled without spills: none.
+  p.spills = 0;
+  CHECK(kernels::lift_gemm(p).actions[2].local_reloads == 0);
+}
