@@ -2,10 +2,9 @@
 // pure function of what the walk reads: the launch order, the grid, each access's blocks and
 // keys, the stream's shape, the cache levels and the options. A tile-config search evaluates
 // plans that differ only in what the cache model does not see (warps: they change the latency,
-// not the tile stream, unless they change the occupancy) or sees only late (pipeline stages:
-// the fill window), so it asks for the same analysis, or the same first pass of it, again and
-// again. A key holds every input of what it stands for, so a hit returns exactly what the
-// work would compute.
+// not the tile stream, unless they change the occupancy), so it asks for the same analysis
+// again and again. A key holds every input of what it stands for, so a hit returns exactly
+// what the work would compute.
 #pragma once
 
 #include <array>

@@ -245,11 +245,12 @@ Prepared prepare(const plan::TileProgram& program, const hw::HardwareSpec& hw, c
   return p;
 }
 
-// Every input of steps 2-3 (AnalysisMemo): the order, the grid and each access's keys (its
-// reuse dims over the grid's dims), blocks and bytes, the levels, the stream's shape but its
-// fill window (the groups of the slots follow from the SM count) and the options.
-detail::MemoKey touches_key(const plan::TileProgram& program, const Prepared& p,
-                            const SdcmOptions& o, double sm_count) {
+// Every input of steps 2-4 (AnalysisMemo): the order, the grid and each access's keys (its
+// reuse dims over the grid's dims), blocks and bytes, the levels, the stream's shape (the
+// groups of the slots follow from the SM count), the fill window, the merging of requests in
+// flight and the options.
+std::string memo_key(const plan::TileProgram& program, const Prepared& p, const SdcmOptions& o,
+                     double sm_count) {
   detail::MemoKey k;
   k.add(static_cast<std::int64_t>(p.spec.kind)).add(p.spec.group_m).add(static_cast<std::int64_t>(p.spec.raster));
   k.add(p.spec.ctas).add(static_cast<std::int64_t>(program.grid.dims.size()));
@@ -264,16 +265,8 @@ detail::MemoKey touches_key(const plan::TileProgram& program, const Prepared& p,
   k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.skew.rate_sd);
   k.add(p.shape.foreign_share).add(p.shape.whole_stream).add(sm_count);
   k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact);
-  return k;
-}
-
-// ... and of step 4: the fill window and the merging of requests in flight.
-std::string memo_key(const plan::TileProgram& program, const Prepared& p, const SdcmOptions& o,
-                     double sm_count) {
-  return touches_key(program, p, o, sm_count)
-      .add(p.shape.fill_window)
-      .add(o.merge_per_lookup)
-      .str();
+  k.add(p.shape.fill_window).add(o.merge_per_lookup);
+  return k.str();
 }
 
 // CTAs go round-robin over the SMs (slot s on SM s % sm_count); NVIDIA does not publish which
@@ -286,28 +279,25 @@ void assign_groups(StreamShape& shape, double sm_count) {
 }
 
 // Steps 2-3: the stream, sampled over waves and along the reduction axis (§3.5.2), and the
-// cascade's outcome of each sampled access (eqs. 7-10, §3.5.3) into `touches` (all of them
-// when `keep`, else the last wave's); each wave's touches are tallied (step 4) as they come,
-// while they are in the CPU's caches.
+// cascade's outcome of each sampled access (eqs. 7-10, §3.5.3) into `touches`, one wave at a
+// time; each wave's touches are tallied (step 4) as they come, while they are in the CPU's
+// caches.
 void walk_touches(const TileSequence& tiles, const Prepared& p, const SdcmOptions& options,
                   const detail::TallyContext& ctx, const StreamInput& input,
-                  std::vector<detail::Touch>& touches, bool keep, Tally& t) {
-  touches.clear();
+                  std::vector<detail::Touch>& touches, Tally& t) {
   const int samples = k_slices(p.shape, options);
   for (int s = 0; s < samples; ++s)
     walk_stream(detail::StreamWalker::of_this_thread(), tiles, input, p.shape, (s + 0.5) / samples,
                 ctx.waves, [&](const WaveStream& w) {
-                  if (!keep) touches.clear();
-                  const std::size_t from = touches.size();
+                  touches.clear();
                   detail::add_touches(w, ctx, options.tile_maps, touches);
-                  detail::tally_touches(touches.data() + from, touches.data() + touches.size(), ctx,
-                                        t);
+                  detail::tally_touches(touches.data(), touches.data() + touches.size(), ctx, t);
                 });
 }
 
-// Steps 2-4: the touches of the stream (walk_touches, or this thread's memo of them for the
-// same inputs: a search over pipeline stages changes only the fill window), with the misses in
-// flight their totals per access and the per-tile maps.
+// Steps 2-4: the touches of the stream (walk_touches), with the misses in flight their totals
+// per access and the per-tile maps. (A memo of the touches for a search over pipeline stages
+// never hit once the tiles' speeds depended on the stages: 0 hits in 2000 bench predictions.)
 CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptions& options, double sm_count,
                   std::string name) {
   assign_groups(p.shape, sm_count);
@@ -346,17 +336,8 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   }
   const int samples = k_slices(p.shape, options);
   const detail::TallyContext ctx{p.plans, streamed, blocks, p.lv, waves, 1.0 / samples};
-  if (options.memo && !options.tile_maps) {
-    auto& memo = detail::AnalysisMemo<std::vector<detail::Touch>, 4>::of_this_thread();
-    const std::string key = touches_key(program, p, options, sm_count).str();
-    if (const std::vector<detail::Touch>* known = memo.find(key))
-      detail::tally_touches(known->data(), known->data() + known->size(), ctx, t);
-    else
-      walk_touches(tiles_in, p, options, ctx, input, memo.slot(key), true, t);
-  } else {  // this thread's buffer for one wave's touches
-    thread_local std::vector<detail::Touch> wave;
-    walk_touches(tiles_in, p, options, ctx, input, wave, false, t);
-  }
+  thread_local std::vector<detail::Touch> wave;  // this thread's buffer for one wave's touches
+  walk_touches(tiles_in, p, options, ctx, input, wave, t);
   CacheTraffic traffic{.model = std::move(name), .accesses = {}, .tile_maps = {}};
   for (std::size_t a = 0; a < p.plans.size(); ++a)
     traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles)));
