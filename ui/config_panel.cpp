@@ -1,14 +1,16 @@
 #include "ui/config_panel.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
-#include <QStandardItemModel>
 #include <QStackedWidget>
+#include <QStandardItemModel>
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <climits>
@@ -66,6 +68,9 @@ ConfigPanel::ConfigPanel(QWidget* parent)
   top->addRow(tr("Hardware"), hardware_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
+  // Wrapped: "ulysses_attention template: edit a value…" on one line made the dock 400 px
+  // wide and a 1280x800 window 1314 px.
+  kind_->setWordWrap(true);
   layout->addWidget(kind_);
   layout->addWidget(pages_, 1);
   checks_ = new QLabel(this);
@@ -78,10 +83,12 @@ ConfigPanel::ConfigPanel(QWidget* parent)
   pages_->addWidget(makeProgramPage());
   form_ = new TemplateForm(this);
   auto* scroll = new QScrollArea(this);  // llm_decode's and ag_gemm's forms are long
+  form_area_ = scroll;
   scroll->setWidget(form_);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  form_->installEventFilter(this);  // its minimum width is the dock's (eventFilter)
   pages_->addWidget(scroll);
   connect(form_, &TemplateForm::paramEdited, this,
           [this](const QString& key, const nlohmann::json& value, bool merge) { setParam(key, value, merge); });
@@ -156,6 +163,15 @@ void ConfigPanel::addSpin(QFormLayout* form, const IntParam& param) {
           [this, key](int v) { setParam(key, v); });
   // A drag is one committed edit: its own undo step, never merged with the next.
   connect(slider, &ParamSlider::committed, this, [this, key](int v) { setParam(key, v, false); });
+}
+
+// The form scrolls down, not sideways: the dock is as wide as its widest row needs (a
+// 250 px dock cut llm_decode's "experts_per_token [auto (28672)]" at the spin boxes).
+bool ConfigPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == form_ && event->type() == QEvent::LayoutRequest)
+    form_area_->setMinimumWidth(form_->minimumSizeHint().width() +
+                                form_area_->verticalScrollBar()->sizeHint().width());
+  return QWidget::eventFilter(watched, event);
 }
 
 // The sliders' legal values follow the tile and the hardware (the stages that fit).

@@ -27,6 +27,7 @@
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QScrollArea;
 class QSpinBox;
 class QStackedWidget;
 class QStandardItemModel;
@@ -68,6 +69,9 @@ class ConfigPanel : public QWidget {
   // "error", "warning" or "" for the editor of `key`.
   QString fieldProblem(const QString& key) const;
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;  // the form's width
+
  signals:
   // label: for undo; merge: may join the previous edit of the same label (a spin box's held
   // arrow), false for a committed slider drag (its own undo step).
@@ -96,6 +100,7 @@ class ConfigPanel : public QWidget {
   QTreeView* tree_ = nullptr;
   QStandardItemModel* tree_model_ = nullptr;
   TemplateForm* form_ = nullptr;  // the other templates' parameters
+  QScrollArea* form_area_ = nullptr;  // it scrolls down, never sideways
   QMap<QString, QSpinBox*> spins_;
   QMap<QString, ParamSlider*> sliders_;
   QMap<QString, QComboBox*> combos_;

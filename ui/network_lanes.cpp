@@ -120,7 +120,9 @@ std::vector<std::pair<double, double>> NetworkLanes::scheduleBars(bool compute) 
 //   ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██ ██
 void NetworkLanes::paintEvent(QPaintEvent*) {
   QPainter p(this);
-  p.fillRect(rect(), Qt::white);
+  // White down to the axis: a scroll area taller than the lanes shows its own background
+  // under them, not an empty canvas.
+  p.fillRect(QRect(0, 0, width(), std::min(height(), minimumHeight())), Qt::white);
   if (links_.empty() || latency_us_ <= 0) return;
   const Geometry g = geometry();
   const QFontMetrics fm(font());

@@ -1,6 +1,7 @@
 #include "ui/timeline_placeholder.h"
 
 #include <QLabel>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "ui/format.h"
@@ -16,14 +17,22 @@ TimelinePlaceholder::TimelinePlaceholder(QWidget* parent)
   why_->setWordWrap(true);
   why_->setStyleSheet(QStringLiteral("color: gray;"));
   page->addWidget(why_);
-  page->addWidget(lanes_);
-  page->addStretch(1);
+  // Sixteen links are taller than the timeline of a 1280x800 window: the lanes scroll (their
+  // minimum height set the window's, 913 px). The canvas is white only as far down as the
+  // lanes and their axis reach (NetworkLanes::paintEvent).
+  lanes_area_ = new QScrollArea(this);
+  lanes_area_->setWidget(lanes_);
+  lanes_area_->setWidgetResizable(true);
+  lanes_area_->setFrameShape(QFrame::NoFrame);
+  lanes_area_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  page->addWidget(lanes_area_, 1);
+  page->addStretch(0);  // takes the room when the lanes are hidden: the text stays on top
 }
 
 void TimelinePlaceholder::setPrediction(const report::Prediction& p) {
   const bool lanes = !p.network.empty() && !p.network.events.empty();
   lanes_->setNetwork(p.network, p.latency_us);
-  lanes_->setVisible(lanes);
+  lanes_area_->setVisible(lanes);
   const QString kernel = QString::fromStdString(p.kernel).toHtmlEscaped();
   QString why = p.serve.step_us > 0
                     ? tr("<b>%1</b> is a decode step of many kernels: it has no one-SM timeline (the "
@@ -41,7 +50,7 @@ QString TimelinePlaceholder::text() const {
 }
 
 int TimelinePlaceholder::networkLaneCount() const {
-  return lanes_->isHidden() ? 0 : lanes_->lanes();
+  return lanes_area_->isHidden() ? 0 : lanes_->lanes();
 }
 
 }  // namespace tilesight::ui

@@ -14,6 +14,7 @@
 #include "tilesight/report/prediction.h"
 
 class QLabel;
+class QScrollArea;
 
 namespace tilesight::ui {
 
@@ -26,10 +27,12 @@ class TimelinePlaceholder : public QWidget {
   void setPrediction(const report::Prediction& prediction);
   QString text() const;
   int networkLaneCount() const;  // 0 when no lanes are shown
+  QScrollArea* lanesArea() const { return lanes_area_; }
 
  private:
   QLabel* why_ = nullptr;
   NetworkLanes* lanes_ = nullptr;
+  QScrollArea* lanes_area_ = nullptr;  // the lanes scroll in a short window
 };
 
 }  // namespace tilesight::ui
