@@ -1,20 +1,21 @@
 #include "ui/main_window.h"
 
-#include <QApplication>
 #include <QActionGroup>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
-#include <QFileDialog>
-#include <QMimeData>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <algorithm>
 #include <filesystem>
 
 #include "tilesight/util/data_dir.h"
@@ -109,8 +110,7 @@ void MainWindow::createDocks() {
   heatmap_ = new HeatmapView(this);
   network_ = new NetworkView(this);
   editor_ = new PlanEditor(this);
-  auto* config =
-      addDock(tr("Configuration"), QStringLiteral("config"), config_, Qt::LeftDockWidgetArea);
+  addDock(tr("Configuration"), QStringLiteral("config"), config_, Qt::LeftDockWidgetArea);
   auto* report = addDock(tr("Report"), QStringLiteral("report"), report_, Qt::RightDockWidgetArea);
   auto* editor =
       addDock(tr("Plan editor"), QStringLiteral("plan_editor"), editor_, Qt::RightDockWidgetArea);
@@ -127,14 +127,37 @@ void MainWindow::createDocks() {
   auto* what_if = addDock(tr("What-if topology"), QStringLiteral("what_if"), what_if_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(network, what_if);
   network->raise();
-  resizeDocks({config, report}, {290, 440}, Qt::Horizontal);
+  applyDefaultSizes();
+}
+
+// The default layout's shares of the window, as pixels of the default 1600x1000 one, fewer
+// in a narrower window. Set again once the window is shown at its size: set before, they
+// were shared out of a window not laid out yet, and the configuration came out 225 px wide
+// (its sliders 40 px), the report 375.
+void MainWindow::applyDefaultSizes() {
+  const auto dock = [this](const char* name) {
+    return findChild<QDockWidget*>(QLatin1String(name));
+  };
+  const double narrower = std::min(1.0, width() / 1600.0);
+  const auto px = [narrower](int pixels) { return static_cast<int>(pixels * narrower); };
+  // The configuration keeps room for its sliders beside the spin boxes.
+  resizeDocks({dock("config"), dock("report")}, {std::max(kConfigWidth, px(290)), px(440)},
+              Qt::Horizontal);
   // The network lanes need room for link names, a time axis and percentages (narrower, they
   // put each name above its bars: NetworkLanes).
-  resizeDocks({envelope, heatmap, network}, {400, 340, 300}, Qt::Horizontal);
-  resizeDocks({envelope}, {330}, Qt::Vertical);
+  resizeDocks({dock("envelope"), dock("heatmap"), dock("network")}, {px(400), px(340), px(300)},
+              Qt::Horizontal);
+  resizeDocks({dock("envelope")}, {330}, Qt::Vertical);
   // The report's utilisation table whole above the editor (its diagnosis scrolls), the
-  // editor's drawing and its two-column property form whole below it.
-  resizeDocks({report, editor}, {510, 440}, Qt::Vertical);
+  // editor's drawing and its property form below it.
+  resizeDocks({dock("report"), dock("plan_editor")}, {510, 440}, Qt::Vertical);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (sized_) return;
+  sized_ = true;
+  if (!layout_restored_) applyDefaultSizes();
 }
 
 void MainWindow::createMenus() {
@@ -361,12 +384,13 @@ void MainWindow::restoreLayout() {
   if (!options_.persist) return;
   QSettings settings;
   restoreGeometry(settings.value(kGeometryKey).toByteArray());
-  restoreState(settings.value(kStateKey).toByteArray(), kLayoutVersion);
+  layout_restored_ = restoreState(settings.value(kStateKey).toByteArray(), kLayoutVersion);
 }
 
 void MainWindow::resetLayout() {
   restoreState(default_layout_, kLayoutVersion);
   for (auto* dock : findChildren<QDockWidget*>()) dock->show();
+  applyDefaultSizes();
 }
 
 ValidationView* MainWindow::openValidationCorpus(const QString& path) {

@@ -53,6 +53,7 @@ class MainWindow : public QMainWindow {
 
  public:
   static constexpr int kReportMinWidth = 250;  // the report and plan editor column
+  static constexpr int kConfigWidth = 250;     // the configuration's default width, at least
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
 
   PlanSession& session() { return session_; }
@@ -102,6 +103,7 @@ class MainWindow : public QMainWindow {
   void setUnsavedPrompt(UnsavedPrompt prompt) { unsaved_prompt_ = std::move(prompt); }
 
  protected:
+  void showEvent(QShowEvent* event) override;  // the default dock sizes, at the window's size
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
@@ -110,6 +112,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* addDock(const QString& title, const QString& name, QWidget* view,
                        Qt::DockWidgetArea area);
   void createDocks();
+  void applyDefaultSizes();
   void createMenus();
   void createFileMenu();
   void createHardwareMenu();
@@ -123,6 +126,8 @@ class MainWindow : public QMainWindow {
   QMessageBox::StandardButton askAboutUnsavedWork(const QString& action);
 
   MainWindowOptions options_;
+  bool sized_ = false;            // shown once: the default dock sizes were applied
+  bool layout_restored_ = false;  // the last session's layout, from QSettings
   PlanSession session_;
   FileCommands* files_ = nullptr;
   ConfigPanel* config_ = nullptr;

@@ -12,6 +12,10 @@
 
 namespace tilesight::ui {
 
+namespace {
+constexpr int kSettleMs = 100;
+}
+
 bool wait_for_result(PlanSession& session, int timeout_ms) {
   QDeadlineTimer deadline(timeout_ms);
   auto done = [&] {
@@ -28,7 +32,14 @@ bool wait_for_result(PlanSession& session, int timeout_ms) {
 
 QString write_snapshot(QWidget& window, const QString& path) {
   if (!window.isVisible()) window.show();
-  QCoreApplication::processEvents();
+  // Views fit themselves to their laid-out size a turn of the event loop later (the plan
+  // editor's DAG, its overview): a few turns, so that the picture is the settled window, not
+  // the DAG of the previous size under an overview it no longer needs.
+  QDeadlineTimer settle(kSettleMs);
+  while (!settle.hasExpired()) {
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    QThread::msleep(2);
+  }
   const QPixmap pixmap = window.grab();
   if (pixmap.isNull()) return QStringLiteral("the window could not be drawn");
   QImageWriter writer(path, "png");
