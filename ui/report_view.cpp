@@ -1,13 +1,14 @@
 #include "ui/report_view.h"
 
+#include <QEvent>
 #include <QHeaderView>
-#include <QStyle>
-#include <algorithm>
 #include <QLabel>
 #include <QScrollArea>
+#include <QStyle>
 #include <QTableView>
 #include <QTextDocument>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "ui/format.h"
 #include "ui/rich_text_block.h"
@@ -123,6 +124,7 @@ QLabel* rich_label(QWidget* parent) {
 ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new UtilizationModel(this)) {
   auto* content = new QWidget;
   auto* layout = new QVBoxLayout(content);
+  layout->setContentsMargins(6, 6, 6, 6);  // the table's three columns fit a 250 px report
   error_ = rich_label(content);
   error_->setStyleSheet(
       QStringLiteral("QLabel { color: #b00020; background: #fdecee; border: 1px solid "
@@ -136,7 +138,8 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new Utilizatio
   table_->setModel(model_);
   table_->setItemDelegateForColumn(UtilizationModel::kUtilization, new UtilizationDelegate(table_));
   table_->verticalHeader()->hide();
-  fixColumnWidths();
+  measureColumns();
+  table_->viewport()->installEventFilter(this);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
   table_->setFocusPolicy(Qt::NoFocus);
@@ -160,26 +163,57 @@ ReportView::ReportView(QWidget* parent) : QWidget(parent), model_(new Utilizatio
   outer->addWidget(scroll);
 }
 
-// Columns sized once for the widest text they can hold (every pipeline's name, a time of
-// three digits, bold as the bottleneck's row is), not to the figures of the moment: a new
-// prediction while the user edits changes the text, never the columns.
-void ReportView::fixColumnWidths() {
+// Column widths measured once for the widest text each can hold (every pipeline's name, in
+// full and as a lane name, a time of three digits, bold as the bottleneck's row is), not for
+// the figures of the moment: a new prediction while the user edits never moves the columns.
+void ReportView::measureColumns() {
   QFont bold = table_->font();
   bold.setBold(true);
-  const QFontMetrics fm(bold);
-  const int padding = 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 16;
-  int name = fm.horizontalAdvance(model_->headerData(UtilizationModel::kResource, Qt::Horizontal).toString());
-  for (Resource r : kAllResources)
-    name = std::max(name, fm.horizontalAdvance(to_qstring(resource_label(r))));
-  int busy = fm.horizontalAdvance(model_->headerData(UtilizationModel::kBusy, Qt::Horizontal).toString());
+  const QFontMetrics fm(bold), header_fm(table_->horizontalHeader()->font());
+  // The style's margins around a cell's text and a section's title, and a few pixels between
+  // a column's text and the next one's.
+  const int cell =
+      2 * (table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 1) + 4;
+  const int header = 2 * table_->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, table_) + 4;
+  const auto title = [&](int column) {
+    return header_fm.horizontalAdvance(model_->headerData(column, Qt::Horizontal).toString()) +
+           header;
+  };
+  columns_ = {.full_name = title(UtilizationModel::kResource),
+              .short_name = title(UtilizationModel::kResource),
+              .busy = title(UtilizationModel::kBusy),
+              .min_bars = title(UtilizationModel::kUtilization)};
+  for (Resource r : kAllResources) {
+    columns_.full_name =
+        std::max(columns_.full_name, fm.horizontalAdvance(to_qstring(resource_label(r))) + cell);
+    columns_.short_name =
+        std::max(columns_.short_name, fm.horizontalAdvance(to_qstring(resource_lane(r))) + cell);
+  }
   for (const char* widest : {"0.999 µs", "99.9 µs", "99.9 ms", "99.9 ns", "999 µs", "999 ms", "999 s"})
-    busy = std::max(busy, fm.horizontalAdvance(QString::fromUtf8(widest)));
-  QHeaderView* header = table_->horizontalHeader();
-  header->setSectionResizeMode(UtilizationModel::kResource, QHeaderView::Fixed);
-  header->setSectionResizeMode(UtilizationModel::kBusy, QHeaderView::Fixed);
-  header->setSectionResizeMode(UtilizationModel::kUtilization, QHeaderView::Stretch);
-  header->resizeSection(UtilizationModel::kResource, name + padding);
-  header->resizeSection(UtilizationModel::kBusy, busy + padding);
+    columns_.busy = std::max(columns_.busy, fm.horizontalAdvance(QString::fromUtf8(widest)) + cell);
+  columns_.min_bars = std::max(columns_.min_bars, UtilizationDelegate::minimumWidth(fm));
+  QHeaderView* h = table_->horizontalHeader();
+  h->setMinimumSectionSize(std::min(columns_.short_name, columns_.busy));
+  h->setSectionResizeMode(UtilizationModel::kResource, QHeaderView::Fixed);
+  h->setSectionResizeMode(UtilizationModel::kBusy, QHeaderView::Fixed);
+  h->setSectionResizeMode(UtilizationModel::kUtilization, QHeaderView::Stretch);
+  h->resizeSection(UtilizationModel::kBusy, columns_.busy);
+}
+
+// The three columns fit the table: the names in full where the bars keep their minimum width,
+// else the lane names (a 1280x800 window: the report is 250 px wide and the utilisation
+// column was cut off); the bars take what is left.
+void ReportView::fitColumns() {
+  const int room = table_->viewport()->width() - columns_.busy - columns_.min_bars;
+  const bool full = room >= columns_.full_name;
+  model_->setShortNames(!full);
+  table_->horizontalHeader()->resizeSection(UtilizationModel::kResource,
+                                            full ? columns_.full_name : columns_.short_name);
+}
+
+bool ReportView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_->viewport() && event->type() == QEvent::Resize) fitColumns();
+  return QWidget::eventFilter(watched, event);
 }
 
 // Every row shown, no scroll bar: the pipelines of this hardware (set again only when

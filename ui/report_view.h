@@ -9,8 +9,9 @@
 //   Throughput   537 TFLOP/s
 //   Cache        L2 hit rate 97% (first-touch (infinite L2)), DRAM 96.3 MiB
 //   Bottleneck   L2, 95% busy
-//   [utilisation table: UtilizationModel + UtilizationDelegate; columns sized once for
-//    the widest name and time, so it keeps its geometry while the user edits]
+//   [utilisation table: UtilizationModel + UtilizationDelegate; columns sized for the
+//    widest name and time, not the figures of the moment, so it keeps its geometry while
+//    the user edits; in a narrow report the lane names (SMEM, L2) so that the bars fit]
 //   Diagnosis    • L2 95% busy: the bottleneck; next is tensor core at 62%. ...
 //
 // A bad edit never clears the view: the errors (each with its JSON path) appear on top and
@@ -46,9 +47,18 @@ class ReportView : public QWidget {
   QString summaryText() const;    // plain text of the rows under the latency
   UtilizationModel* utilizationModel() const { return model_; }
   QTableView* utilizationTable() const { return table_; }
+  // The narrowest the bars' column gets before the names turn to lane names.
+  int minimumBarsWidth() const { return columns_.min_bars; }
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;  // the table's width
 
  private:
-  void fixColumnWidths();
+  struct ColumnWidths {
+    int full_name = 0, short_name = 0, busy = 0, min_bars = 0;
+  };
+  void measureColumns();
+  void fitColumns();
   void fitTableHeight(int rows);
   QLabel* error_ = nullptr;
   RichTextBlock* title_ = nullptr;
@@ -57,6 +67,7 @@ class ReportView : public QWidget {
   QTableView* table_ = nullptr;
   RichTextBlock* diagnosis_ = nullptr;
   UtilizationModel* model_ = nullptr;
+  ColumnWidths columns_;
   QString latency_text_;
   bool has_prediction_ = false;
   int fitted_rows_ = -1;

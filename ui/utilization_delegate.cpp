@@ -8,6 +8,17 @@
 
 namespace tilesight::ui {
 
+namespace {
+constexpr int kInset = 4;  // around the bar, and between the percentage and the cell's edge
+int percent_width(const QFontMetrics& fm) {
+  return fm.horizontalAdvance(QStringLiteral("100%")) + 2 * kInset;
+}
+}  // namespace
+
+int UtilizationDelegate::minimumWidth(const QFontMetrics& fm) {
+  return kInset + kMinBar + percent_width(fm);
+}
+
 void UtilizationDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
                                 const QModelIndex& index) const {
   QStyleOptionViewItem opt = option;
@@ -19,8 +30,8 @@ void UtilizationDelegate::paint(QPainter* painter, const QStyleOptionViewItem& o
 
   const double fraction =
       std::clamp(index.data(UtilizationModel::kFractionRole).toDouble(), 0.0, 1.0);
-  const int text_width = opt.fontMetrics.horizontalAdvance(QStringLiteral("100%")) + 8;
-  const QRect area = opt.rect.adjusted(4, 4, -text_width, -4);
+  const int text_width = percent_width(opt.fontMetrics);
+  const QRect area = opt.rect.adjusted(kInset, kInset, -text_width, -kInset);
   const bool bottleneck = opt.font.bold();
   painter->save();
   painter->setRenderHint(QPainter::Antialiasing);
@@ -33,14 +44,14 @@ void UtilizationDelegate::paint(QPainter* painter, const QStyleOptionViewItem& o
   if (filled.width() > 0) painter->drawRoundedRect(filled, 2, 2);
   painter->setPen(opt.palette.color(QPalette::Text));
   painter->setFont(opt.font);
-  painter->drawText(opt.rect.adjusted(0, 0, -4, 0), Qt::AlignRight | Qt::AlignVCenter, text);
+  painter->drawText(opt.rect.adjusted(0, 0, -kInset, 0), Qt::AlignRight | Qt::AlignVCenter, text);
   painter->restore();
 }
 
 QSize UtilizationDelegate::sizeHint(const QStyleOptionViewItem& option,
                                     const QModelIndex& index) const {
   QSize size = QStyledItemDelegate::sizeHint(option, index);
-  size.setWidth(std::max(size.width(), 160));
+  size.setWidth(std::max(size.width(), minimumWidth(option.fontMetrics)));
   return size;
 }
 

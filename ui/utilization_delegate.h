@@ -17,6 +17,9 @@ class UtilizationDelegate : public QStyledItemDelegate {
   void paint(QPainter* painter, const QStyleOptionViewItem& option,
              const QModelIndex& index) const override;
   QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override;
+  // The narrowest cell that still shows "100%" and a bar one can compare (kMinBar px).
+  static int minimumWidth(const QFontMetrics& fm);
+  static constexpr int kMinBar = 36;
 };
 
 }  // namespace tilesight::ui

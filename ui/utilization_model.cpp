@@ -44,6 +44,13 @@ void UtilizationModel::clear() {
   endResetModel();
 }
 
+void UtilizationModel::setShortNames(bool on) {
+  if (on == short_names_) return;
+  short_names_ = on;
+  if (!rows_.empty())
+    emit dataChanged(index(0, kResource), index(rowCount() - 1, kResource), {Qt::DisplayRole});
+}
+
 int UtilizationModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
@@ -60,7 +67,8 @@ QVariant UtilizationModel::data(const QModelIndex& idx, int role) const {
   const bool idle = busy_us_[r] <= 0;
   switch (role) {
     case Qt::DisplayRole:
-      if (idx.column() == kResource) return to_qstring(resource_label(resource));
+      if (idx.column() == kResource)
+        return to_qstring(short_names_ ? resource_lane(resource) : resource_label(resource));
       if (idx.column() == kBusy) return idle ? QStringLiteral("–") : format_time_us(busy_us_[r]);
       if (idle) return QString();
       // Busy, if briefly: "<1%", never a "0%" beside a busy time.

@@ -7,6 +7,9 @@
 //   shared memory   150 µs    █████▊       58%
 //   L2              245 µs    █████████▌   95%   (bold: the bottleneck)
 //
+// In a narrow report the names are the timeline's lane names (TC, SMEM, L2: setShortNames),
+// the full name in the tooltip.
+//
 // Busy is the device-average time the pipeline works; utilisation is busy over the latency.
 // Column kUtilization returns the fraction 0..1 under kFractionRole for the bar delegate.
 // A new prediction on the same hardware changes cells (dataChanged), not rows: the report
@@ -33,6 +36,9 @@ class UtilizationModel : public QAbstractTableModel {
 
   void setPrediction(const report::Prediction& prediction);
   void clear();
+  // The timeline's lane names ("SMEM") instead of the full ones ("shared memory").
+  void setShortNames(bool on);
+  bool shortNames() const { return short_names_; }
   Resource resourceAt(int row) const { return rows_.at(static_cast<std::size_t>(row)); }
 
   int rowCount(const QModelIndex& parent = {}) const override;
@@ -47,6 +53,7 @@ class UtilizationModel : public QAbstractTableModel {
   std::array<double, kResourceCount> busy_us_{};
   std::array<double, kResourceCount> utilization_{};
   Resource bottleneck_ = Resource::kTC;
+  bool short_names_ = false;
 };
 
 }  // namespace tilesight::ui
