@@ -28,7 +28,13 @@ ActionProperties::ActionProperties(QWidget* parent)
   result_->setToolTip(tr("Scratchpad level its result lands in"));
   loop_->setToolTip(tr("Innermost loop it runs in; the tile body runs once per tile"));
   deps_->setToolTip(tr("Actions of the same iteration it waits for"));
-  deps_->setMaximumHeight(80);
+  // The other actions side by side, as many a row as fit ("[x] load_a  [x] load_b  [ ] ..."),
+  // not one a line: a list of eight took 80 px of the editor's drawing.
+  deps_->setFlow(QListView::LeftToRight);
+  deps_->setWrapping(true);
+  deps_->setResizeMode(QListView::Adjust);
+  deps_->setSpacing(1);
+  deps_->setMaximumHeight(64);
   deps_->setMinimumHeight(44);
   flops_ = amountBox(QStringLiteral("flops"), tr("Floating-point operations per execution"));
   bytes_ = amountBox(QStringLiteral("bytes"),
@@ -109,7 +115,12 @@ void ActionProperties::showAction(const TileDag& dag, const QString& name, const
   updating_ = true;
   const int i = dag.find(name.toStdString());
   action_ = i >= 0 ? name : QString();
-  setEnabled(i >= 0);
+  // No action: the title alone ("Select an action to edit it"), one line, so the drawing
+  // above keeps the room that empty fields took.
+  for (auto [label, field] : fields_) {
+    label->setVisible(i >= 0);
+    field->setVisible(i >= 0);
+  }
   deps_->clear();
   loop_->clear();
   loop_->addItem(tr("(tile body)"));

@@ -1,5 +1,5 @@
 // The plan editor's property panel: the selected action's fields, each one edit away from
-// a new prediction. Shows nothing editable when no action is selected. Two fields a row
+// a new prediction. With no action selected, one line saying to select one. Two fields a row
 // where the panel is at least kTwoColumnWidth wide (a dock of the default window), one a row
 // when narrower:
 //

@@ -44,8 +44,13 @@ void DagMinimap::refresh() {
   if (!clipped || !wanted_) return hide();
   const int room_w = std::min(kMaxWidth, main_->width() / 3), room_h = std::min(kMaxHeight, main_->height() / 3);
   const double scale = std::min(room_w / scene_rect.width(), room_h / scene_rect.height());
-  const int w = std::max(24, static_cast<int>(std::ceil(scene_rect.width() * scale)) + 2 * frameWidth());
-  const int h = std::max(16, static_cast<int>(std::ceil(scene_rect.height() * scale)) + 2 * frameWidth());
+  // Whole pixels that hold the scaled DAG; the scale's rounding error (120.0000001 px) is no
+  // pixel more than the room.
+  const auto pixels = [&](double length) {
+    return static_cast<int>(std::ceil(length * scale - 1e-6));
+  };
+  const int w = std::max(24, pixels(scene_rect.width()) + 2 * frameWidth());
+  const int h = std::max(16, pixels(scene_rect.height()) + 2 * frameWidth());
   setGeometry(corner(QSize(w, h)));
   setTransform(QTransform::fromScale(scale, scale));
   centerOn(scene_rect.center());

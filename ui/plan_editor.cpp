@@ -42,18 +42,19 @@ PlanEditor::PlanEditor(QWidget* parent)
   drawing_ = split;
   split->addWidget(view_);
   // The property form scrolls, so the dock can be short and leave the report its height.
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidget(properties_);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setMinimumHeight(60);
-  split->addWidget(scroll);
-  // The form keeps its height (two fields a row: about 150 px) and the drawing takes the rest
-  // of the dock; the splitter's handle gives either more.
+  form_area_ = new QScrollArea(this);
+  form_area_->setWidget(properties_);
+  form_area_->setWidgetResizable(true);
+  form_area_->setFrameShape(QFrame::NoFrame);
+  form_area_->setMinimumHeight(properties_->minimumSizeHint().height());
+  split->addWidget(form_area_);
+  // The form keeps its height (two fields a row: about 150 px; one line with no action
+  // selected) and the drawing takes the rest of the dock; the splitter's handle gives either
+  // more.
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 0);
   split->setChildrenCollapsible(false);
-  view_->setMinimumHeight(160);
+  view_->setMinimumHeight(120);
   connect(split, &QSplitter::splitterMoved, this, &PlanEditor::fitView);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -75,21 +76,24 @@ PlanEditor::PlanEditor(QWidget* parent)
 
 QWidget* PlanEditor::makeToolBar() {
   auto* bar = new QToolBar(this);
+  tool_bar_ = bar;
   bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  bar->setIconSize(QSize(16, 16));
   auto* menu = new QMenu(bar);
   for (auto op : plan::kAllOps) {
     const QString name = QString::fromUtf8(plan::op_name(op).data());
     menu->addAction(name, this, [this, name] { addTileAction(name); });
   }
-  auto* add = bar->addAction(tr("Add"));
+  auto* add = bar->addAction(QIcon(QStringLiteral(":/icons/add_action.svg")), tr("Add"));
   add_ = add;
   add->setMenu(menu);
   add->setToolTip(tr("Add an action after the selected one"));
   if (auto* button = qobject_cast<QToolButton*>(bar->widgetForAction(add)))
     button->setPopupMode(QToolButton::InstantPopup);
-  remove_ = bar->addAction(tr("Remove"), this, &PlanEditor::removeSelected);
+  remove_ = bar->addAction(QIcon(QStringLiteral(":/icons/remove_action.svg")), tr("Remove"), this,
+                           &PlanEditor::removeSelected);
   remove_->setToolTip(tr("Remove the selected action and the deps on it"));
-  connect_ = bar->addAction(tr("Connect"));
+  connect_ = bar->addAction(QIcon(QStringLiteral(":/icons/connect_actions.svg")), tr("Connect"));
   connect_->setCheckable(true);
   connect_->setToolTip(
       tr("Select an action, press Connect, then click the action that should wait for it"));
@@ -100,13 +104,14 @@ QWidget* PlanEditor::makeToolBar() {
       emit editRefused(tr("Select the action to connect from first"));
     }
   });
-  overview_ = bar->addAction(tr("Overview"));
+  overview_ = bar->addAction(QIcon(QStringLiteral(":/icons/dag_overview.svg")), tr("Overview"));
   overview_->setCheckable(true);
   overview_->setChecked(true);
   overview_->setToolTip(tr("Show an overview of the whole DAG in a corner of the drawing when "
                            "part of it is out of view"));
   connect(overview_, &QAction::toggled, minimap_, &DagMinimap::setWanted);
-  QAction* fit = bar->addAction(tr("Fit"), this, &PlanEditor::resetZoom);
+  QAction* fit = bar->addAction(QIcon(QStringLiteral(":/icons/fit_view.svg")), tr("Fit"), this,
+                                &PlanEditor::resetZoom);
   fit_ = fit;
   fit->setToolTip(tr("Fit the DAG in view, undoing any zoom (Ctrl+0); Ctrl+wheel zooms"));
   fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
@@ -122,7 +127,16 @@ QWidget* PlanEditor::makeToolBar() {
   connect(zoom_out, &QAction::triggered, this, [this] { zoomBy(1 / kStep); });
   addAction(zoom_in);
   addAction(zoom_out);
+  text_bar_width_ = bar->sizeHint().width();
   return bar;
+}
+
+// The buttons' words where the dock has room for them all (the default window), else their
+// icons (the tooltips name them): in the 250 px dock of a 1280x800 window, Overview and Fit
+// went into an overflow menu.
+void PlanEditor::fitToolBar() {
+  tool_bar_->setToolButtonStyle(width() >= text_bar_width_ ? Qt::ToolButtonTextOnly
+                                                           : Qt::ToolButtonIconOnly);
 }
 
 void PlanEditor::setPlan(const nlohmann::json& doc) {
@@ -162,7 +176,7 @@ void PlanEditor::redraw() {
                        .arg(QString::fromStdString(dag.kernel)));
   else
     note_->setText(tr("Tile program: %1 actions, %2 deps").arg(scene_->nodeCount()).arg(scene_->edgeCount()));
-  properties_->showAction(dag, scene_->selectedAction(), loopNames());
+  showProperties(dag, scene_->selectedAction());
   remove_->setEnabled(!scene_->selectedAction().isEmpty());
   // No DAG (a collective, a decode step, a plan that does not parse): the note alone, not an
   // empty canvas over an empty form.
@@ -188,15 +202,35 @@ QStringList PlanEditor::loopNames() const {
   return names;
 }
 
+// The form of the selected action; its height follows whether there is one (its fields, or
+// the line that says to select one), the drawing keeping the rest.
+void PlanEditor::showProperties(const TileDag& dag, const QString& name) {
+  const bool had_action = !properties_->action().isEmpty();
+  properties_->showAction(dag, name, loopNames());
+  if (had_action != !properties_->action().isEmpty()) sizeForm();
+}
+
+// The form as tall as its content, at most half the splitter, the drawing the rest (the
+// stretch factors keep the form's height through resizes; the handle moves it). A drawing
+// that grew or shrank is fitted again, and keeps the selected action in view.
+void PlanEditor::sizeForm() {
+  const int total = drawing_->height();
+  if (total <= 0 || drawing_->isHidden()) return;
+  const int form = std::min(properties_->sizeHint().height(), total / 2);
+  drawing_->setSizes({total - form, form});
+  split_sized_ = true;
+  QTimer::singleShot(0, this, [this] {
+    fitView();
+    if (QGraphicsItem* item = scene_->nodeItem(selectedAction()))
+      view_->ensureVisible(item, 20, 20);
+  });
+}
+
 void PlanEditor::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  // Laid out the first time: the form its height, the drawing the rest (later the handle's
-  // position is the user's; the stretch factors keep the form's height through resizes).
-  if (!split_sized_ && drawing_->height() > 0) {
-    split_sized_ = true;
-    const int form = std::min(properties_->sizeHint().height(), drawing_->height() / 2);
-    drawing_->setSizes({drawing_->height() - form, form});
-  }
+  fitToolBar();
+  // Laid out the first time: the form its height, the drawing the rest.
+  if (!split_sized_ && drawing_->height() > 0) sizeForm();
   QTimer::singleShot(0, this, &PlanEditor::fitView);  // after the splitter laid out the view
 }
 
@@ -274,7 +308,7 @@ void PlanEditor::onSelection(const QString& name) {
     connectActions(from, name);
     return;
   }
-  properties_->showAction(scene_->dag(), name, loopNames());
+  showProperties(scene_->dag(), name);
   remove_->setEnabled(!name.isEmpty());
   emit actionSelected(name);
 }

@@ -2,18 +2,19 @@
 // selected action's properties (ActionProperties), with a tool bar to add, remove and
 // connect actions and to fit the drawing.
 //
-//   [Add ▾] [Remove] [Connect] [Fit]     template gemm: the first edit makes it a tile program
+//   [Add ▾] [Remove] [Connect] [Overview] [Fit]   (icons only when the dock is narrower)
+//   Lifted from the gemm template: an edit here makes it a tile program
 //   ┌ DAG ─────────────────────────────┐
 //   │  load_a   load_b                 │
 //   │      mma                         │
 //   │    store_c                       │
 //   └──────────────────────────────────┘
-//   name [mma] op [mma_tc] FLOPs ... deps [x] load_a ...
+//   name [mma] op [mma_tc] FLOPs ... deps [x] load_a ...   (one line until an action is selected)
 //
 // Fit shows the whole DAG when it fits at a readable size (PlanEditor::kMinScale), else its
-// top-left corner (the first actions: the loads) at that size, with scroll bars. Ctrl+wheel (or Ctrl++ / Ctrl+-)
-// zooms about the mouse and the zoom then stays through edits and resizes; Fit (Ctrl+0)
-// resets it. Whenever part of the DAG is out of view, an overview of all of it sits in the
+// top-left corner (the first actions: the loads) at that size, with scroll bars. Ctrl+wheel (or
+// Ctrl++ / Ctrl+-) zooms about the mouse and the zoom then stays through edits and resizes; Fit
+// (Ctrl+0) resets it. Whenever part of the DAG is out of view, an overview of all of it sits in the
 // corner of the drawing where it hides no action (DagMinimap): click there to go to that
 // part; the Overview button hides it.
 //
@@ -37,7 +38,9 @@
 class QAction;
 class QGraphicsView;
 class QLabel;
+class QScrollArea;
 class QSplitter;
+class QToolBar;
 
 namespace tilesight::ui {
 
@@ -97,6 +100,9 @@ class PlanEditor : public QWidget {
 
  private:
   QWidget* makeToolBar();
+  void fitToolBar();
+  void showProperties(const TileDag& dag, const QString& name);
+  void sizeForm();
   void redraw();
   void apply(const Result<nlohmann::json>& edited, const QString& label,
              const QString& select = {});
@@ -112,7 +118,10 @@ class PlanEditor : public QWidget {
   ActionProperties* properties_ = nullptr;
   QLabel* note_ = nullptr;
   QSplitter* drawing_ = nullptr;  // the DAG over the properties: hidden when there is no DAG
-  bool split_sized_ = false;      // the form given its height, once laid out
+  QScrollArea* form_area_ = nullptr;  // the properties, scrolling in a short dock
+  bool split_sized_ = false;          // the form given its height, once laid out
+  QToolBar* tool_bar_ = nullptr;
+  int text_bar_width_ = 0;  // the tool bar's width with words on its buttons
   QAction* add_ = nullptr;
   QAction* fit_ = nullptr;
   QAction* overview_ = nullptr;

@@ -103,7 +103,9 @@ class PlanEditorTest : public QObject {
     const QRectF shown = map->shownRect();
     QVERIFY2(shown.height() + 1 < all.height(), qPrintable(QString("%1 of %2").arg(shown.height()).arg(all.height())));
     // A small box over the drawing's corner that holds the whole DAG.
-    QVERIFY(map->width() <= DagMinimap::kMaxWidth + 2 && map->height() <= DagMinimap::kMaxHeight + 2);
+    QVERIFY2(
+        map->width() <= DagMinimap::kMaxWidth + 2 && map->height() <= DagMinimap::kMaxHeight + 2,
+        qPrintable(QString("%1x%2").arg(map->width()).arg(map->height())));
     QVERIFY(editor.view()->viewport()->geometry().contains(map->geometry()));
     const double scale = map->transform().m11();
     QVERIFY(all.width() * scale <= map->viewport()->width() + 1);
