@@ -15,7 +15,7 @@ ElidedLines::ElidedLines(QWidget* parent) : QWidget(parent) {
 void ElidedLines::setLines(const QList<Line>& lines) {
   lines_ = lines;
   QStringList full;
-  for (const Line& l : lines_) full << l.text.toHtmlEscaped();
+  for (const Line& l : lines_) full << l.full().toHtmlEscaped();
   setToolTip(full.join(QStringLiteral("<br>")));
   updateGeometry();
   update();
@@ -33,12 +33,25 @@ int ElidedLines::textLeft(const Line& line) const {
 
 QString ElidedLines::shownText(int i) const {
   const Line& l = lines_.at(i);
-  return QFontMetrics(fontOf(l)).elidedText(l.text, Qt::ElideRight, std::max(0, width() - textLeft(l)));
+  const QFontMetrics fm(fontOf(l));
+  const int room = std::max(0, width() - textLeft(l));
+  if (fm.horizontalAdvance(l.full()) <= room) return l.full();
+  const int tail = fm.horizontalAdvance(l.tail);
+  // The text gives way first, down to "…" alone...
+  const QString text = fm.elidedText(l.text, Qt::ElideRight,
+                                     std::max(0, room - fm.horizontalAdvance(l.lead) - tail));
+  if (!text.isEmpty() && fm.horizontalAdvance(l.lead + text + l.tail) <= room)
+    return l.lead + text + l.tail;
+  // ...then the lead, down to a letter and "…"; then the tail too.
+  const QString lead = fm.elidedText(l.lead + l.text, Qt::ElideRight, std::max(0, room - tail));
+  if (!l.tail.isEmpty() && lead.size() >= 2) return lead + l.tail;
+  return fm.elidedText(l.full(), Qt::ElideRight, room);
 }
 
 QSize ElidedLines::sizeHint() const {
   int w = 0;
-  for (const Line& l : lines_) w = std::max(w, textLeft(l) + QFontMetrics(fontOf(l)).horizontalAdvance(l.text));
+  for (const Line& l : lines_)
+    w = std::max(w, textLeft(l) + QFontMetrics(fontOf(l)).horizontalAdvance(l.full()));
   return {w, static_cast<int>(lines_.size()) * fontMetrics().lineSpacing()};
 }
 

@@ -1,11 +1,13 @@
 // A few lines of text, each on one line of its own whatever the width: what does not fit is
 // elided ("…") and the tooltip gives every line in full. A line may start with a colour
-// swatch (the Network lanes' colour of a collective). Used where a word-wrapped label would
-// take the room of the view under it (the Network lanes' summary):
+// swatch (the Network lanes' colour of a collective), and its words may be split in three:
+// a lead and a tail (its key figure) around the text, which gives way first; then the lead
+// does, the tail last. Used where a word-wrapped label would take the room of the view under
+// it (the Network lanes' summary):
 //
-//   ■ all_to_all 80 MiB on 8 GPUs: direct/Simple, busbw 340 G…
-//   ■ all_to_all 64 MiB on 8 GPUs: direct/Simple, busbw 336 G…
-//   bottleneck gpu0->nvswitch (16 links carry traffic)
+//   ■ 2 × all_to_all 64 MiB on 8 G…, busbw 336 GB/s     lead, text (cut), tail
+//   ■ 2 × all_to_all…, busbw 336 GB/s                    narrower: no room for the text
+//   bottleneck gpu0->nvswitch (16 links carry t…         a line of text alone
 #pragma once
 
 #include <QColor>
@@ -21,6 +23,9 @@ class ElidedLines : public QWidget {
     QString text;
     QColor swatch;  // invalid: none
     bool strong = false;  // bold and dark; else grey
+    QString lead = {};    // before the text, cut only when the text is down to "…"
+    QString tail = {};    // after it, cut only when the lead is down to a letter and "…"
+    QString full() const { return lead + text + tail; }
   };
 
   explicit ElidedLines(QWidget* parent = nullptr);

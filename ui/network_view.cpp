@@ -67,22 +67,33 @@ void NetworkView::setPrediction(const report::Prediction& p) {
     return;
   }
   // Identical collectives (llm_decode's two all-reduces per layer) are said once, counted.
-  QStringList parts;
-  QList<int> counts;
-  QList<QColor> colours;
-  for (const auto& c : p.network.collectives) {
-    const QString part = tr("%1 %2 on %3 GPUs: %4/%5, busbw %6 GB/s")
-                             .arg(QString::fromStdString(c.collective), format_bytes(c.bytes))
-                             .arg(c.devices)
-                             .arg(QString::fromStdString(c.algorithm), QString::fromStdString(c.protocol))
-                             .arg(c.busbw_gbps, 0, 'f', 0);
-    if (const auto i = parts.indexOf(part); i >= 0) ++counts[i];
-    else parts << part, counts << 1, colours << lanes_->colourOf(c.collective);
-  }
+  // The collective and its bus bandwidth are each line's key words: cut to the dock (230 px
+  // in a 1280x800 window), the line loses its middle (size, GPUs, algorithm, protocol) first,
+  // the busbw last (ElidedLines' lead and tail).
   QList<ElidedLines::Line> lines;
-  for (qsizetype i = 0; i < parts.size(); ++i) {
-    if (counts[i] > 1) parts[i] = QStringLiteral("%1 × %2").arg(counts[i]).arg(parts[i]);
-    lines.append({parts[i], colours[i], true});
+  QList<int> counts;
+  for (const auto& c : p.network.collectives) {
+    const ElidedLines::Line line{
+        .text = tr(" %1 on %2 GPUs: %3/%4")
+                    .arg(format_bytes(c.bytes))
+                    .arg(c.devices)
+                    .arg(QString::fromStdString(c.algorithm), QString::fromStdString(c.protocol)),
+        .swatch = lanes_->colourOf(c.collective),
+        .strong = true,
+        .lead = QString::fromStdString(c.collective),
+        .tail = tr(", busbw %1 GB/s").arg(c.busbw_gbps, 0, 'f', 0)};
+    const auto same = std::find_if(lines.begin(), lines.end(), [&](const ElidedLines::Line& l) {
+      return l.full() == line.full();
+    });
+    if (same != lines.end())
+      ++counts[same - lines.begin()];
+    else
+      lines << line, counts << 1;
+  }
+  QStringList parts;
+  for (qsizetype i = 0; i < lines.size(); ++i) {
+    if (counts[i] > 1) lines[i].lead = QStringLiteral("%1 × %2").arg(counts[i]).arg(lines[i].lead);
+    parts << lines[i].full();
   }
   collectives_ = parts.join(QLatin1Char('\n'));
   QStringList details{tr("bottleneck %1 (%2 links carry traffic)")
@@ -96,7 +107,7 @@ void NetworkView::setPrediction(const report::Prediction& p) {
     details << tr("overlap %1: %2 of comm hidden (comm %3, compute %4 alone)")
                    .arg(QString::fromStdString(p.network.overlap), format_percent(p.network.overlap_rate),
                         format_time_us(p.network.comm_us), format_time_us(p.network.compute_us));
-  for (const QString& d : details) lines.append({d, QColor(), false});
+  for (const QString& d : details) lines.append({.text = d});
   details_->setText(details.join(QLatin1Char('\n')));
   summary_->setLines(lines);
 }
