@@ -42,6 +42,8 @@ class EnvelopeView : public QWidget {
   // The sentence shown instead of the plot ("" while the plot is shown).
   QString message() const;
   QStringList tickLabels() const;  // as drawn, left to right
+  // Over the stacks, left to right: "48.7 µs", or "48.7" in a narrow dock.
+  QStringList totalLabels() const;
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -57,6 +59,7 @@ class EnvelopeView : public QWidget {
   };
 
   void rebuild();
+  double total(std::size_t stack) const;  // µs
   void fitLabels();  // the short ticks and a two-column legend when the long ones would collide
   void showEmpty(const report::Prediction& prediction);
   void onMouseMove(QMouseEvent* event);

@@ -16,6 +16,8 @@ namespace tilesight::ui {
 
 namespace {
 
+constexpr int kXTicks = 4;  // on the tile axis, where they fit
+
 QString map_label(const report::HitRateMap& m) {
   const QString tensor =
       m.tensor.empty() ? QObject::tr("all tensors") : QString::fromStdString(m.tensor);
@@ -56,7 +58,7 @@ HeatmapView::HeatmapView(QWidget* parent)
   plot_->yAxis->setRangeReversed(true);  // row 0 at the top, as a matrix is written
   // Tiles are counted: ticks on whole tiles only (a one-wide grid reads "0", not -0.4 ... 0.4),
   // few enough on a narrow dock that the labels do not run into each other.
-  for (auto [axis, count] : {std::pair{plot_->xAxis, 4}, std::pair{plot_->yAxis, 5}}) {
+  for (auto [axis, count] : {std::pair{plot_->xAxis, kXTicks}, std::pair{plot_->yAxis, 5}}) {
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
@@ -72,6 +74,7 @@ HeatmapView::HeatmapView(QWidget* parent)
 
   connect(selector_, qOverload<int>(&QComboBox::currentIndexChanged), this, &HeatmapView::showMap);
   connect(plot_, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
+  connect(plot_, &QCustomPlot::afterLayout, this, &HeatmapView::fitTicks);
   showMap(-1);
 }
 
@@ -93,6 +96,8 @@ void HeatmapView::setPrediction(const report::Prediction& p) {
 }
 
 void HeatmapView::showMap(int index) {
+  if (auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerFixed>())
+    ticker->setTickCount(kXTicks);
   const bool valid = index >= 0 && index < static_cast<int>(maps_.size()) &&
                      maps_[static_cast<std::size_t>(index)].rows > 0 &&
                      maps_[static_cast<std::size_t>(index)].cols > 0;
@@ -176,6 +181,32 @@ void HeatmapView::showProfile(const report::HitRateMap& m) {
                                  ? tr("every tile: %1 hit rate").arg(format_percent(*low / 100.0))
                                  : QString());
   plot_->replot();
+}
+
+// Fewer ticks on the tile axis while their labels would run into each other (256 tiles in a
+// 200 px dock read "0 50100150200250"): one fewer at each layout until they fit, the count
+// back to kXTicks when the plot is resized or shows another map.
+void HeatmapView::fitTicks() {
+  auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerFixed>();
+  const QVector<double> ticks = plot_->xAxis->tickVector();
+  if (!ticker || ticks.size() < 2 || ticker->tickCount() <= 1) return;
+  const QFontMetrics fm(plot_->xAxis->tickLabelFont());
+  const int widest = fm.horizontalAdvance(QString::number(ticks.back()));
+  const double apart =
+      std::abs(plot_->xAxis->coordToPixel(ticks[1]) - plot_->xAxis->coordToPixel(ticks[0]));
+  if (apart >= widest + fm.horizontalAdvance(QStringLiteral("  "))) return;
+  ticker->setTickCount(ticker->tickCount() - 1);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // The plot was laid out at the new size before this event: once more with all the ticks.
+  if (auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerFixed>();
+      ticker && ticker->tickCount() != kXTicks) {
+    ticker->setTickCount(kXTicks);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+  }
 }
 
 bool HeatmapView::profileShown() const {

@@ -50,7 +50,11 @@ class HeatmapView : public QWidget {
   bool profileShown() const;  // a one-wide grid drawn as hit rate per tile
   QString message() const;
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;  // as many x ticks as fit again
+
  private:
+  void fitTicks();
   void showMap(int index);
   void showFrame(bool visible);
   void showProfile(const report::HitRateMap& m);

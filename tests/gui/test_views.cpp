@@ -251,8 +251,19 @@ class ViewsTest : public QObject {
         QVERIFY2(fm.horizontalAdvance(line) < slot, qPrintable(QString("%1 in %2 px").arg(line).arg(slot)));
     QVERIFY2(ticks.last().startsWith("tail\n") || ticks.last().startsWith("full\n"), qPrintable(ticks.last()));
     QCOMPARE(view.plot()->legend->wrap(), 2);
+    // The totals over the stacks lose their unit ("48.7 µs50.7 µs" ran together): the
+    // numbers alone fit their slots.
+    QStringList totals = view.totalLabels();
+    QCOMPARE(totals.size(), view.stackCount());
+    for (const QString& total : totals) {
+      QVERIFY2(!total.contains(' ') && total.toDouble() > 0, qPrintable(total));
+      QVERIFY2(fm.horizontalAdvance(total) < slot,
+               qPrintable(QString("%1 in %2 px").arg(total).arg(slot)));
+    }
     view.resize(600, 330);
     QCoreApplication::processEvents();
+    QVERIFY2(view.totalLabels().front().endsWith(QString::fromUtf8(" µs")),
+             qPrintable(view.totalLabels().front()));
     ticks = view.tickLabels();
     QVERIFY2(ticks.last().contains("wave"), qPrintable(ticks.last()));
     QCOMPARE(view.plot()->legend->wrap(), 3);
@@ -331,6 +342,37 @@ class ViewsTest : public QObject {
       for (double t : ticks) QVERIFY2(t == std::round(t), qPrintable(QString::number(t)));
     }
     QVERIFY(view.plot()->xAxis->tickVector().contains(0.0));
+  }
+
+  // Ulysses' 8 x 256 grid in a 200 px dock: fewer tile ticks, so that their labels keep apart
+  // ("0 50100150200250" ran together); wider, the four come back.
+  void heatmapTickLabelsKeepApart() {
+    HeatmapView view;
+    view.resize(200, 330);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    auto p = prediction_;
+    p.hit_rate_maps = {
+        {"Q", "l2", "group", "q_block", 8, 256, std::vector<double>(8 * 256, 1.0), {}}};
+    view.setPrediction(p);
+    const auto apart = [&view] {
+      QCPAxis* x = view.plot()->xAxis;
+      const QVector<double> ticks = x->tickVector();
+      const QFontMetrics fm(x->tickLabelFont());
+      double least = 1e9;
+      for (qsizetype i = 1; i < ticks.size(); ++i)
+        least = std::min(least, x->coordToPixel(ticks[i]) - x->coordToPixel(ticks[i - 1]) -
+                                    fm.horizontalAdvance(QString::number(ticks[i])));
+      return std::pair{static_cast<int>(ticks.size()), least};
+    };
+    QTRY_VERIFY2(
+        apart().second >= 8,
+        qPrintable(QString("%1 ticks, %2 px apart").arg(apart().first).arg(apart().second)));
+    QVERIFY(apart().first >= 2);
+    QVERIFY(view.plot()->xAxis->tickVector().contains(0.0));
+    view.resize(600, 330);
+    QTRY_VERIFY2(apart().first >= 5,
+                 qPrintable(QString::number(apart().first)));  // 0, 50, ..., 250
   }
 
   // A one-wide grid (rmsnorm: 16,384 row blocks in one column) is a hit-rate profile along
