@@ -175,11 +175,14 @@ std::vector<report::NetworkStageEvent> link_stages(const report::NetworkReport& 
 
 // The Network lanes' blue (ui/network_lanes.cpp), outlined, the step inside.
 BarItems add_link_stage(QCustomPlot& plot, const TimeFold& fold, const report::NetworkStageEvent& stage,
-                        double row) {
+                        double row, double until_us) {
+  const bool runs_on = stage.end_us > until_us && stage.start_us < until_us;
   report::TimelineEvent as_bar{.action = stage.collective, .resource = Resource::kNet, .start_us = stage.start_us,
-                               .end_us = stage.end_us, .iteration = stage.stage};
+                               .end_us = runs_on ? until_us : stage.end_us, .iteration = stage.stage};
   BarItems items = add_bar(plot, fold, as_bar, row, QColor(0x4c, 0x78, 0xa8));
-  items.label->setText(QStringLiteral("%1 %2").arg(QString::fromStdString(stage.label)).arg(stage.stage));
+  QString text = QStringLiteral("%1 %2").arg(QString::fromStdString(stage.label)).arg(stage.stage);
+  if (runs_on) text += QObject::tr(" → %1").arg(format_time_us(stage.end_us));
+  items.label->setText(text);
   return items;
 }
 

@@ -77,8 +77,9 @@ BarItems add_bar(QCustomPlot& plot, const TimeFold& fold, const report::Timeline
 // one link, the busiest, that start before `until_us` (the SM lanes' end), every run of a
 // recurring one, in time order; drawn on the same clock as the SM's bars.
 std::vector<report::NetworkStageEvent> link_stages(const report::NetworkReport& network, double until_us);
+// A stage that runs on past `until_us` is drawn to there, its label saying where it ends.
 BarItems add_link_stage(QCustomPlot& plot, const TimeFold& fold, const report::NetworkStageEvent& stage,
-                        double row);
+                        double row, double until_us);
 
 // A lane with nothing to draw on the SM's clock, and why, in grey across it ("overlap none:
 // the all_gather runs alone, before this kernel").

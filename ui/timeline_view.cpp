@@ -247,7 +247,7 @@ void TimelineView::addLinkStages() {
       std::find(lanes_.begin(), lanes_.end(), Resource::kNet) != lanes_.end())
     net_note_item_ = add_lane_note(*plot_, rowOf(Resource::kNet), net_note_);
   for (const auto& stage : stages_) {
-    const BarItems items = add_link_stage(*plot_, fold_, stage, rowOf(Resource::kNet));
+    const BarItems items = add_link_stage(*plot_, fold_, stage, rowOf(Resource::kNet), phases_.end);
     stage_bars_.push_back(items.bar);
     stage_labels_.push_back(items.label);
   }
@@ -289,12 +289,16 @@ void TimelineView::updateLabels() {
     bar_labels_[i]->setVisible(!overlapped_[i] &&
                                fits(bar_labels_[i], pixel_width(fold_.to_view(events_[i].start_us),
                                                                 fold_.to_view(events_[i].end_us))));
-  // A link stage across the fold would put its name on the fold's own label.
+  // A link stage across the fold would put its name on the fold's own label: it goes on the
+  // stage's part after the fold instead, where that is wide enough.
   for (std::size_t i = 0; i < stage_labels_.size(); ++i) {
     const auto& s = stages_[i];
     const bool folded = fold_.active() && s.start_us < fold_.to && s.end_us > fold_.from;
-    stage_labels_[i]->setVisible(
-        !folded && fits(stage_labels_[i], pixel_width(fold_.to_view(s.start_us), fold_.to_view(s.end_us))));
+    double from = fold_.to_view(s.start_us);
+    const double to = fold_.to_view(std::min(s.end_us, phases_.end));
+    if (folded) from = fold_.from + fold_.width;
+    stage_labels_[i]->position->setCoords((from + to) / 2, stage_labels_[i]->position->coords().y());
+    stage_labels_[i]->setVisible(to > from && fits(stage_labels_[i], pixel_width(from, to)));
   }
   for (std::size_t i = 0; i < phase_labels_.size(); ++i)
     phase_labels_[i]->setVisible(
@@ -365,6 +369,11 @@ std::optional<std::size_t> TimelineView::linkStageAt(const QPointF& pixel) const
   for (std::size_t i = stages_.size(); i-- > 0;)
     if (x >= fold_.to_view(stages_[i].start_us) && x <= fold_.to_view(stages_[i].end_us)) return i;
   return std::nullopt;
+}
+
+QString TimelineView::stageLabel(std::size_t i) const {
+  if (i >= stage_labels_.size() || !stage_labels_[i]->visible()) return {};
+  return stage_labels_[i]->text();
 }
 
 QString TimelineView::toolTipForStage(std::size_t i) const {

@@ -55,6 +55,9 @@ class TimelineView : public QWidget {
   const std::vector<report::NetworkStageEvent>& linkStages() const { return stages_; }
   std::optional<std::size_t> linkStageAt(const QPointF& pixel) const;
   QString toolTipForStage(std::size_t stage) const;
+  // The label on a stage's bar ("ring step 1 → 108 µs" for one that runs on past the SM's
+  // bars), or "" where it does not fit and is hidden.
+  QString stageLabel(std::size_t stage) const;
 
   void fitAll();
   void zoomTo(double from_us, double to_us);  // real times; the fold is applied

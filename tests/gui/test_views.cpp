@@ -13,6 +13,7 @@
 
 #include "gui_test_util.h"
 #include "ui/envelope_view.h"
+#include "ui/format.h"
 #include "ui/heatmap_view.h"
 #include "ui/network_view.h"
 #include "ui/prediction_worker.h"
@@ -181,6 +182,12 @@ class ViewsTest : public QObject {
     const QString tip = view.toolTipForStage(0);
     QVERIFY2(tip.contains("all_gather") && tip.contains(QString::fromStdString(first.link).toHtmlEscaped()), qPrintable(tip));
     QCOMPARE(view.barCount(), static_cast<int>(p.timeline.size()));  // the SM's bars as before
+    // The last stage runs on past the SM's bars: drawn to their end, its label says where it
+    // ends (on its part after the fold, the steady state being folded).
+    const auto& last = view.linkStages().back();
+    QVERIFY(last.end_us > sm_end);
+    const QString label = view.stageLabel(view.linkStages().size() - 1);
+    QVERIFY2(label.contains(QString::fromUtf8("→ ") + format_time_us(last.end_us)), qPrintable(label));
   }
 
   // The legend and the colours follow the engine's order of the actions, as the report's
