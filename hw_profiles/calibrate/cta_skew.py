@@ -20,6 +20,9 @@ CSV: case, M, N, K, block_m, block_n, block_k, group_m, stages, warps, rep, pid,
 Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 150k rows)
        python3 cta_skew.py --out DIR --set big   (cta_skew_big.csv: the multi-wave
               8192x8192x28672 tiles whose L2 hit rate the model misses most, 64x64 to 128x256)
+       python3 cta_skew.py --out DIR --set wide  (cta_skew_wide.csv: 24 multi-wave tile configs, not the corpus's,
+              on six of its shapes, 3-4 stages, 4 and 8 warps, group 1 and 8: data for a model of
+              the tiles' own speeds)
        python3 cta_skew.py --fit h200/cta_skew.csv.gz [--profile ../h200.json]   (no GPU needed)
 
 --fit derives the profile's `tile_rate_sd`: for each one-wave case, the relative standard
@@ -126,6 +129,13 @@ BIG_CASES = [("big", 8192, 8192, 28672, 64, 256, 128, 1, 2, 4),
              ("big", 8192, 8192, 28672, 64, 128, 32, 1, 2, 4)]
 
 
+WIDE_CASES = [("wide", M, N, K, bm, bn, bk, g, s, w)
+              for (M, N, K) in [(8192, 8192, 8192), (4096, 14336, 4096), (4096, 28672, 8192),
+                                (4096, 4096, 14336), (1024, 28672, 8192), (8192, 8192, 28672)]
+              for (bm, bn, bk, g, s, w) in [(128, 128, 64, 8, 3, 8), (128, 256, 64, 8, 3, 8),
+                                            (64, 128, 64, 1, 4, 4), (256, 128, 64, 8, 4, 8)]]
+
+
 def run_case(case, writer, flush_buf):
     name, M, N, K, bm, bn, bk, gm, st, w = case
     a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
@@ -199,20 +209,20 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--fit")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
-    ap.add_argument("--set", choices=["corpus", "big"], default="corpus")
+    ap.add_argument("--set", choices=["corpus", "big", "wide"], default="corpus")
     args = ap.parse_args()
     if args.fit:
         fit(args.fit, args.profile)
         return
     from envinfo import header_lines
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
-    name = "cta_skew_big.csv" if args.set == "big" else "cta_skew.csv"
+    name = {"big": "cta_skew_big.csv", "wide": "cta_skew_wide.csv"}.get(args.set, "cta_skew.csv")
     with open(os.path.join(args.out, name), "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/cta_skew.py"))
         w_ = csv.writer(f)
         w_.writerow(["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages",
                      "warps", "rep", "pid", "smid", "t_start_ns", "t_end_ns"])
-        for case in (BIG_CASES if args.set == "big" else CASES):
+        for case in {"big": BIG_CASES, "wide": WIDE_CASES}.get(args.set, CASES):
             try:
                 run_case(case, w_, flush_buf)
             except Exception as e:  # noqa: BLE001
