@@ -109,25 +109,29 @@ def regs_of(text):
     return set(re.findall(r"\bR(\d+)\b", text))
 
 
+def operands(op, args):
+    """Registers an instruction reads and writes: a store reads all of its operands, anything
+    else writes its first and reads the rest."""
+    parts = [p.strip() for p in args.split(",")]
+    if op.startswith("ST"):
+        return set().union(*[regs_of(p) for p in parts]), set()
+    return set().union(set(), *[regs_of(p) for p in parts[1:]]), regs_of(parts[0]) if parts else set()
+
+
 def analyse(body):
     ldl = stl = groups = 0
     pending = set()  # destination registers of LDLs not yet read
     in_run = False
     for _, op, args in body:
-        parts = [p.strip() for p in args.split(",")]
+        srcs, dests = operands(op, args)
         if op.startswith("LDL"):
             ldl += 1
-            dest = regs_of(parts[0]) if parts else set()
             if not in_run:
                 groups += 1
                 in_run = True
-            pending |= dest
+            pending |= dests
             continue
-        if op.startswith("STL"):
-            stl += 1
-        srcs = set()
-        for p in (parts[1:] if op not in ("STL", "STS", "STG") and not op.startswith("ST") else parts):
-            srcs |= regs_of(p)
+        stl += op.startswith("STL")
         if pending & srcs:
             pending -= srcs
             in_run = False
@@ -137,12 +141,7 @@ def analyse(body):
 def simulated_waits(body, latency=400):
     ready, t, stall = {}, 0, 0
     for _, op, args in body:
-        parts = [p.strip() for p in args.split(",")]
-        if op.startswith("ST"):
-            srcs, dests = set().union(*[regs_of(p) for p in parts]) if parts else set(), set()
-        else:
-            srcs = set().union(*[regs_of(p) for p in parts[1:]]) if len(parts) > 1 else set()
-            dests = regs_of(parts[0]) if parts else set()
+        srcs, dests = operands(op, args)
         need = max([ready.get(r, 0) for r in srcs] + [0])
         stall += max(0, need - (t + 1))
         t = max(t + 1, need)

@@ -40,6 +40,20 @@ QString minimum_sizes(MainWindow& window) {
   return parts.join(QStringLiteral(", "));
 }
 
+// A window shown at `size`; an invalid size: 1280x800 with the dock `narrow` squeezed to its
+// 250 px minimum. Null if the window was never exposed.
+std::unique_ptr<MainWindow> shown_window(QSize size, const char* narrow = nullptr) {
+  auto window = test::quiet_window();
+  window->resize(size.isValid() ? size : QSize(1280, 800));
+  window->show();
+  if (!QTest::qWaitForWindowExposed(window.get())) return nullptr;
+  if (!size.isValid() && narrow) {
+    auto* dock = window->findChild<QDockWidget*>(QString::fromLatin1(narrow));
+    window->resizeDocks({dock}, {MainWindow::kReportMinWidth}, Qt::Horizontal);
+  }
+  return window;
+}
+
 void open_example(MainWindow& window, const QString& name) {
   test::ResultWaiter wait(window.session());
   window.session().open(test::example(qPrintable(name)), test::example_path(qPrintable(name)));
@@ -67,10 +81,8 @@ class SmallWindowTest : public QObject {
 
  private slots:
   void everyExampleFitsA1280x800Window() {
-    auto window = test::quiet_window();
-    window->resize(1280, 800);
-    window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    auto window = shown_window(QSize(1280, 800));
+    QVERIFY(window);
     const QStringList examples =
         QDir(QFileInfo(test::example_path()).absolutePath())
             .entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
@@ -91,15 +103,9 @@ class SmallWindowTest : public QObject {
   // minimum, 250 px (the utilisation column was cut off there).
   void theUtilisationTableFitsTheReport() {
     for (const QSize size : {QSize(1280, 800), QSize(1600, 1000), QSize()}) {
-      auto window = test::quiet_window();
-      window->resize(size.isValid() ? size : QSize(1280, 800));
-      window->show();
-      QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+      auto window = shown_window(size, "report");
+      QVERIFY(window);
       const bool narrowed = !size.isValid();
-      if (narrowed) {
-        auto* dock = window->findChild<QDockWidget*>(QStringLiteral("report"));
-        window->resizeDocks({dock}, {MainWindow::kReportMinWidth}, Qt::Horizontal);
-      }
       for (const char* name : {"gemm_h200.json", "attention_fa4_b200.json"}) {
         open_example(*window, name);
         ReportView* report = window->reportView();
@@ -151,15 +157,9 @@ class SmallWindowTest : public QObject {
   // form took 190 of 440 px); then the form opens under it.
   void thePlanEditorsToolsAndDrawingFit() {
     for (const QSize size : {QSize(1280, 800), QSize(1600, 1000), QSize()}) {
-      auto window = test::quiet_window();
-      window->resize(size.isValid() ? size : QSize(1280, 800));
-      window->show();
-      QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+      auto window = shown_window(size, "plan_editor");
+      QVERIFY(window);
       const bool narrowed = !size.isValid();
-      if (narrowed) {
-        auto* dock = window->findChild<QDockWidget*>(QStringLiteral("plan_editor"));
-        window->resizeDocks({dock}, {MainWindow::kReportMinWidth}, Qt::Horizontal);
-      }
       open_example(*window, "attention_prefill_h200.json");
       PlanEditor* editor = window->planEditor();
       const QString where = narrowed ? QStringLiteral("250 px") : size_text(size);
@@ -192,10 +192,8 @@ class SmallWindowTest : public QObject {
   // whole ("2 × all_reduce 512 KiB on 8 …" lost it) and its name where that fits too: the
   // middle of the line (size, GPUs, algorithm) gives way first.
   void networkSummaryKeepsTheBusBandwidth() {
-    auto window = test::quiet_window();
-    window->resize(1280, 800);
-    window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    auto window = shown_window(QSize(1280, 800));
+    QVERIFY(window);
     for (const char* name :
          {"ulysses_h200x8.json", "llm_decode_moe_h200x8.json", "all_reduce_h200x8.json"}) {
       open_example(*window, name);
