@@ -9,6 +9,7 @@
 #include "gemm_test_spec.h"
 #include "tilesight/cache/cache_model.h"
 #include "tilesight/kernels/gemm.h"
+#include "tilesight/model/l1_carveout.h"
 #include "tilesight/model/loop_analysis.h"
 #include "tilesight/model/resource_vector.h"
 
@@ -49,20 +50,25 @@ TEST_CASE("an operand whose rows are not provably 16-byte aligned loads through 
   // With the path measured (l1_sectors.cu: 3.48 sectors and at least 3.18 cycles per warp
   // load and its st.shared, both timed as pairs): B is row-major, contiguous along N, so each
   // load touches 32 sectors (ncu on this kernel): max(3.18, 32 / 3.48 = 9.195) cycles x 64
-  // instructions x 128 B = 75,326 B at 234.24 GB/s = 321.58 ns.
+  // instructions x 128 B = 75,326 B. Those lookups run beside the iteration's other
+  // shared-memory traffic: A's copy (8192 B) and the MMA's operand reads (one 64-wide N slice:
+  // A once, 8192 B; two 64-row slices: B twice, 8192 B), 24,576 B, so the load adds
+  // 75,326 - 24,576 = 50,750 B at 234.24 GB/s = 216.66 ns.
   CHECK(prog.actions[1].lane_sectors == 32);
+  CHECK(prog.actions[2].bytes == 16384);
+  CHECK(prog.actions[1].l1_beside_bytes == 8192 + 16384);
   auto measured = hw;
   measured.l1_sectors_per_clk = 3.48, measured.lsu_instruction_cycles = 3.18;
   CHECK(model::resource_vector(prog.actions[1], measured, rates, none)[Resource::kSmem] ==
-        Approx(321.58e-9).epsilon(1e-4));
+        Approx(216.66e-9).epsilon(1e-4));
   // Its 32 lanes read 32 rows, 32 cache lines; with the line rate measured (l1_rows.cu: 32
   // lines in 15.5 cycles, 2.06 per clock, the loads alone) that binds: 32 / 2.06 = 15.534 + 1
-  // for the st.shared = 16.534 cycles
-  // x 64 x 128 B = 135,448 B at 234.24 GB/s = 578.24 ns.
+  // for the st.shared = 16.534 cycles x 64 x 128 B = 135,448 B, less the 24,576 B beside it:
+  // 110,872 B at 234.24 GB/s = 473.33 ns.
   CHECK(prog.actions[1].lane_lines == 32);
   measured.l1_lines_per_clk = 2.06;
   CHECK(model::resource_vector(prog.actions[1], measured, rates, none)[Resource::kSmem] ==
-        Approx(578.24e-9).epsilon(1e-4));
+        Approx(473.33e-9).epsilon(1e-4));
   // Stored contiguous along K (A row-major with K = 3001), 2.45 sectors: the 3.18-cycle floor
   // binds: 128 x 32 = 4096 elements, 128 instructions x 3.18 cycles x 128 B = 52,101 B.
   auto odd_k = p;
@@ -153,4 +159,50 @@ TEST_CASE("spill reloads on the chain of a loop that stages operands through reg
   // Compiled without spills: none.
   p.spills = 0;
   CHECK(kernels::lift_gemm(p).actions[2].local_reloads == 0);
+}
+
+TEST_CASE("a staged tile's L1 misses set its pace once the resident tiles outgrow L1", "[gemm][model]") {
+  // ncu_staged_facts.csv, case 1: 3000 x 5000 x 2048, 64 x 64 x 128 tiles, 5 stages, 8 warps,
+  // two CTAs an SM; B's element-wise loads hit L1 65% of the time and the kernel takes 1.8 ms
+  // where 2 stages (87%) take 1.05 ms.
+  auto p = gemm(3000, 5000, 2048);
+  p.block_m = 64, p.block_n = 64, p.block_k = 128, p.stages = 5, p.warps = 8;
+  const auto prog = kernels::lift_gemm(p);
+  const auto& b = prog.actions[1];
+  REQUIRE(b.via_registers);
+  // B's 128 rows each hold a run of 64 x 2 = 128 B, 4 sectors, and a row stride of 10,000 B
+  // (16 mod 32) starts every other run mid-sector: 128 x 4.5 = 576 sectors. While one sector's
+  // 16 column loads run, each row holds 160 B: 20,480 B. A's cp.async copy passes 64 x 128 x
+  // 2 / 32 = 512 sectors through L1.
+  CHECK(b.l1_tile_sectors == Approx(576));
+  CHECK(b.l1_window_bytes == Approx(20480));
+  CHECK(b.l1_displacing_sectors == Approx(512));
+  // Beside the lookups: A's copy, 16,384 B, and the MMA's reads (8 warps: one 64-row slice,
+  // two 32-wide N slices: A twice, 32,768 B; B once, 16,384 B).
+  CHECK(b.l1_beside_bytes == Approx(16384 + 49152));
+  // Shared memory: 5 x 16,384 (A) + 16,384 (B) = 98,304 B, over the 48 KiB a block gets without
+  // opting in, so the driver takes the largest carve-out, 228 KiB: 256 - 228 = 28 KiB of L1,
+  // 14,336 B per tile at two an SM.
+  auto hw = h200_like();
+  hw.limits.l1_smem_bytes_per_sm = 262144;
+  CHECK(kernels::gemm_smem_bytes(p) == 98304);
+  CHECK(model::l1_bytes_beside_smem(hw, 98304, 2) == 28672);
+  // A block of 32 KiB, four an SM: 4 x 33 KiB = 132 KiB, the 132 KiB carve-out (ncu: 135,168
+  // B), 124 KiB of L1.
+  CHECK(model::l1_bytes_beside_smem(hw, 32768, 4) == 262144 - 135168);
+  hw.l1_sectors_per_clk = 3.48, hw.lsu_instruction_cycles = 3.18, hw.l1_lines_per_clk = 2.06;
+  hw.l1_miss_sector_cycles = 2.95;
+  auto rates = model::sm_rates(hw, 132, 1.0);
+  rates.l1_bytes_per_tile = 14336;
+  // 256 instructions touch 256 x 32 = 8192 sectors; 576 + 512 = 1088 miss at least; the
+  // windows outgrow L1 by 1 - 14,336 / 20,480 = 0.3 of the rest: 1088 + 0.3 x 7104 = 3219.2
+  // misses (12.6 an instruction; ncu: 11.9), x 2.95 = 9496.6 cycles, past the lookups'
+  // 256 x 16.534 = 4232.7. Less the 65,536 B beside: 9496.6 x 128 - 65,536 = 1,150,034 B at
+  // 234.24 GB/s = 4.9097 us.
+  const cache::CacheTraffic none;
+  CHECK(model::resource_vector(b, hw, rates, none)[Resource::kSmem] == Approx(4.9097e-6).epsilon(1e-4));
+  // At 2 stages (48 KiB a block: 156 KiB of L1, 78 KiB a tile) the window fits: 1088 misses,
+  // 3209.6 cycles, under the lookups, which bind: 4232.7 x 128 - 65,536 = 476,250 B = 2.0332 us.
+  rates.l1_bytes_per_tile = 78 * 1024;
+  CHECK(model::resource_vector(b, hw, rates, none)[Resource::kSmem] == Approx(2.0332e-6).epsilon(1e-4));
 }

@@ -46,7 +46,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 23> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 24> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -66,6 +66,7 @@ constexpr std::array<Field<HardwareSpec>, 23> kTopFields{{
     {"smem_fill_bandwidth_per_sm", &HardwareSpec::smem_fill_bandwidth_per_sm, kOptionalNonNegative},
     {"l1_sectors_per_clk", &HardwareSpec::l1_sectors_per_clk, kOptionalNonNegative},
     {"l1_lines_per_clk", &HardwareSpec::l1_lines_per_clk, kOptionalNonNegative},
+    {"l1_miss_sector_cycles", &HardwareSpec::l1_miss_sector_cycles, kOptionalNonNegative},
     {"dirty_l2_bytes", &HardwareSpec::dirty_l2_bytes, kOptionalNonNegative},
     {"block_reduce_ns", &HardwareSpec::block_reduce_ns, kOptionalNonNegative},
     {"lsu_instruction_cycles", &HardwareSpec::lsu_instruction_cycles, kOptionalNonNegative},
@@ -73,7 +74,7 @@ constexpr std::array<Field<HardwareSpec>, 23> kTopFields{{
      kOptionalNonNegative},
 }};
 
-constexpr std::array<Field<SmLimits>, 10> kLimitFields{{
+constexpr std::array<Field<SmLimits>, 11> kLimitFields{{
     {"smem_bytes_per_sm", &SmLimits::smem_bytes_per_sm, kCount},
     {"smem_bytes_per_block", &SmLimits::smem_bytes_per_block, kCount},
     {"smem_reserved_per_block",
@@ -86,6 +87,7 @@ constexpr std::array<Field<SmLimits>, 10> kLimitFields{{
     {"max_blocks_per_sm", &SmLimits::max_blocks_per_sm, kCount},
     {"max_threads_per_block", &SmLimits::max_threads_per_block, kOptionalCount},
     {"tmem_bytes_per_sm", &SmLimits::tmem_bytes_per_sm, {Bound::kNonNegative, true, false}},
+    {"l1_smem_bytes_per_sm", &SmLimits::l1_smem_bytes_per_sm, {Bound::kNonNegative, true, false}},
 }};
 
 constexpr std::array<Field<PowerLimit>, 3> kPowerFields{{
@@ -386,6 +388,7 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "smem_fill_bandwidth_per_sm",
                        "l1_sectors_per_clk",
                        "l1_lines_per_clk",
+                       "l1_miss_sector_cycles",
                        "dirty_l2_bytes",
                        "block_reduce_ns",
                        "lsu_instruction_cycles",

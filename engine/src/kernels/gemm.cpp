@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "tilesight/util/json_input.h"
@@ -150,6 +151,25 @@ double gemm_lane_sectors(bool contiguous) { return contiguous ? 2.45 : 32.0; }
 // Cache lines those sectors lie in: 64 nearly consecutive bytes cross into a second 128-byte
 // line about half the time (1.5); 32 rows are 32 lines.
 double gemm_lane_lines(bool contiguous) { return contiguous ? 1.5 : 32.0; }
+
+// Sectors of a staged tile whose lanes spread over its rows (hw_profiles/calibrate/
+// staged_l1.py): each row's run of cols elements, plus the sector a run crosses into when it
+// does not start on a 32-byte boundary, which a row stride of s bytes leaves 1 - gcd(s, 32) /
+// 32 of the rows (every other row for the corpus's strides of 16 mod 32).
+double gemm_tile_sectors(std::int64_t rows, std::int64_t cols, std::int64_t leading_dim, double elem) {
+  const auto stride = static_cast<std::int64_t>(static_cast<double>(leading_dim) * elem);
+  const double offset_rows = 1.0 - static_cast<double>(std::gcd(stride, std::int64_t{32})) / 32.0;
+  return static_cast<double>(rows) * (static_cast<double>(cols) * elem / 32.0 + offset_rows);
+}
+// What those rows hold in L1 while one sector's reuses run: a warp reads one column of 32 rows
+// an instruction, the loads of a sector's 16 columns follow one another, so each row keeps
+// about its current line, 1.25 lines (160 bytes) whatever the tile's width. Calibrated on the
+// configs of staged_l1.csv whose resident tiles outgrow L1 with two or more tiles an SM (64 x
+// 64 x 128, 128 x 64 x 128, 128 x 64 x 64: reuses lost 0.26-0.33, 0.20-0.24, 0.08; the rule
+// 0.30, 0.30, 0.07). One tile an SM at BLOCK_K 128 loses 0.05-0.53 where the rule gives none;
+// the tile's whole width (its sectors) in place of the window fits those better but sends
+// wider tiles' predictions 1.3-2x over (spill_timing.csv: 26.7% MAPE against 22.2%).
+double gemm_l1_window_bytes(std::int64_t rows) { return static_cast<double>(rows) * 160.0; }
 }  // namespace
 
 std::int64_t gemm_lda(const GemmParams& p) { return p.lda > 0 ? p.lda : p.layout[0] == 't' ? p.M : p.K; }
@@ -352,20 +372,34 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
   const bool tensor_core = p.dtype != DType::kFP32;  // fp32 GEMMs run on CUDA cores (SIMT)
   const bool a_lanes = gemm_lanes_contiguous(!ta, p.M), b_lanes = gemm_lanes_contiguous(tb, p.N);
   const double spill_bytes = gemm_spill_bytes_per_iteration(p);
+  // Staged loads whose lanes spread over the rows of K reuse each row's sectors from L1; the
+  // other operand's cp.async copies pass through L1 and evict as many.
+  const bool a_rows = gemm_a_via_registers(p) && !a_lanes, b_rows = gemm_b_via_registers(p) && !b_lanes;
+  const double a_l1 = a_rows ? gemm_tile_sectors(p.block_k, p.block_m, gemm_lda(p), in_b) : 0.0;
+  const double b_l1 = b_rows ? gemm_tile_sectors(p.block_k, p.block_n, gemm_ldb(p), in_b) : 0.0;
+  const double a_copied = gemm_a_via_registers(p) ? 0.0 : a_bytes / 32.0;
+  const double b_copied = gemm_b_via_registers(p) ? 0.0 : b_bytes / 32.0;
+  const double mma_smem = tensor_core ? gemm_mma_smem_bytes(p, a_bytes, b_bytes) : a_bytes + b_bytes;
   prog.actions = {
       {.name = "load_a", .op = OpKind::kLoad, .operands = {"A"}, .bytes = a_bytes,
        .multicast = static_cast<double>(p.cluster_n), .via_registers = gemm_a_via_registers(p),
        .lane_sectors = gemm_a_via_registers(p) ? gemm_lane_sectors(a_lanes) : 0.0,
        .lane_lines = gemm_a_via_registers(p) ? gemm_lane_lines(a_lanes) : 0.0,
+       .l1_tile_sectors = a_l1, .l1_window_bytes = a_rows ? gemm_l1_window_bytes(p.block_k) : 0.0,
+       .l1_displacing_sectors = a_rows ? b_copied : 0.0,
+       .l1_beside_bytes = a_rows ? b_copied * 32.0 + mma_smem : 0.0,
        .dram_run_bytes = gemm_dram_run_bytes(p, !ta), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "load_b", .op = OpKind::kLoad, .operands = {"B"}, .bytes = b_bytes,
        .multicast = static_cast<double>(p.cluster_m), .via_registers = gemm_b_via_registers(p),
        .lane_sectors = gemm_b_via_registers(p) ? gemm_lane_sectors(b_lanes) : 0.0,
        .lane_lines = gemm_b_via_registers(p) ? gemm_lane_lines(b_lanes) : 0.0,
+       .l1_tile_sectors = b_l1, .l1_window_bytes = b_rows ? gemm_l1_window_bytes(p.block_k) : 0.0,
+       .l1_displacing_sectors = b_rows ? a_copied : 0.0,
+       .l1_beside_bytes = b_rows && !a_rows ? a_copied * 32.0 + mma_smem : 0.0,
        .dram_run_bytes = gemm_dram_run_bytes(p, tb), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
        .flops = 2.0 * c_tile * static_cast<double>(p.block_k),
-       .bytes = tensor_core ? gemm_mma_smem_bytes(p, a_bytes, b_bytes) : a_bytes + b_bytes,
+       .bytes = mma_smem,
        .local_bytes = spill_bytes,
        .local_reloads = gemm_loop_reloads(p),
        .accumulator_spills = spill_bytes > 0 && gemm_accumulators_overflow(p),

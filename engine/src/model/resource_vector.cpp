@@ -29,12 +29,40 @@ double seconds(double amount, double rate) { return amount > 0 && rate > 0 ? amo
 // were measured on load + st.shared pairs, the line rate on the loads alone (l1_rows.cu: the
 // pair's 16.9 cycles less the st.shared's one). A cycle of the path is 128 bytes at the SMEM
 // rate.
-double register_staged_lsu_bytes(const plan::TileAction& a, const hw::HardwareSpec& hw) {
+//
+// Where lanes spread over rows, the loads of a tile's other columns reuse its sectors from L1,
+// and what misses can set the pace instead (hw_profiles/calibrate/staged_l1.py, checked by
+// staged_l1_fit.py: past 7 misses an instruction, 2.85-3.33 cycles a missed sector, the
+// profile's l1_miss_sector_cycles). An iteration misses each sector of the tile once, and
+// again each one the cp.async copies of the other operand evict as they pass through L1, one
+// per copied sector (3.1-10.3 misses an instruction over 37 configs with room in L1, the rule
+// within 2.1% on average); where the resident tiles' windows outgrow the L1 the carve-out
+// leaves, that share of the remaining reuses is lost too (31 configs with 28 KiB of L1: within
+// 0.12 of the share lost, on average).
+double staged_l1_misses(const plan::TileAction& a, double instructions, double l1_bytes_per_tile) {
+  if (a.l1_tile_sectors <= 0) return 0;
+  const double base = a.l1_tile_sectors + a.l1_displacing_sectors;
+  const double touches = std::max(base, instructions * a.lane_sectors);
+  const double footprint = a.l1_window_bytes > 0 ? a.l1_window_bytes : a.l1_tile_sectors * 32.0;
+  const double lost = l1_bytes_per_tile > 0 ? std::max(0.0, 1.0 - l1_bytes_per_tile / footprint) : 0.0;
+  return base + lost * (touches - base);
+}
+
+double register_staged_lsu_bytes(const plan::TileAction& a, const hw::HardwareSpec& hw, const SmRates& rates) {
   const double instructions = a.bytes / dtype_bytes(a.dtype) / 32.0;
   if (a.lane_sectors > 0 && hw.l1_sectors_per_clk > 0 && hw.lsu_instruction_cycles > 0) {
     double pair_cycles = std::max(hw.lsu_instruction_cycles, a.lane_sectors / hw.l1_sectors_per_clk);
     if (a.lane_lines > 0 && hw.l1_lines_per_clk > 0) pair_cycles = std::max(pair_cycles, a.lane_lines / hw.l1_lines_per_clk + 1.0);
-    return instructions * pair_cycles * 128.0;
+    double cycles = instructions * pair_cycles;
+    if (hw.l1_miss_sector_cycles > 0)
+      cycles = std::max(cycles, staged_l1_misses(a, instructions, rates.l1_bytes_per_tile) * hw.l1_miss_sector_cycles);
+    // The L1's lookups and misses run beside the shared-memory traffic of the iteration's
+    // other actions (the copies of the other operand, the MMA's operand reads): the load adds
+    // to the lane what its L1 work takes beyond them, and at least its own stores. ncu of
+    // 3000x5000x2048 64x64x64 (ncu_staged_facts.csv): 946 us for 115k such loads an SM at 16.5
+    // cycles each (960 us), where adding the copies and operand reads gave 1047.
+    const double beside = a.l1_beside_bytes;
+    return std::max(cycles * 128.0, instructions * 128.0 + beside) - beside;
   }
   return 2.0 * 512.0 * instructions;
 }
@@ -129,7 +157,7 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       if (hw.dram_half_line_efficiency > 0 && a.dram_run_bytes >= line / 2 && a.dram_run_bytes < line)
         u[Resource::kDram] /= hw.dram_half_line_efficiency;
       if (a.op == OpKind::kLoad && a.result_level == Placement::kSmem)
-        u[Resource::kSmem] = seconds(a.via_registers ? register_staged_lsu_bytes(a, hw) : a.bytes, rates.smem_bytes);
+        u[Resource::kSmem] = seconds(a.via_registers ? register_staged_lsu_bytes(a, hw, rates) : a.bytes, rates.smem_bytes);
       if (a.result_level == Placement::kTmem) u[Resource::kTmem] = seconds(a.bytes, rates.tmem_bytes);
       break;
     }

@@ -181,7 +181,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "accumulator_spills", "multicast", "revisit", "via_registers", "lane_sectors", "lane_lines", "dram_run_bytes", "barriers", "deps", "loop",
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "accumulator_spills", "multicast", "revisit", "via_registers", "lane_sectors", "lane_lines", "l1_tile_sectors", "l1_window_bytes", "l1_displacing_sectors", "l1_beside_bytes", "dram_run_bytes", "barriers", "deps", "loop",
                     "dtype", "mma", "mma_n", "result"});
   ActionText text;
   TileAction& a = text.action;
@@ -200,6 +200,10 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.accumulator_spills = r.boolean("accumulator_spills", false).value_or(false);
   a.lane_sectors = r.number("lane_sectors", 0, 32, 0.0).value_or(0);
   a.lane_lines = r.number("lane_lines", 0, 32, 0.0).value_or(0);
+  a.l1_tile_sectors = r.number("l1_tile_sectors", 0, kMaxAmount, 0.0).value_or(0);
+  a.l1_window_bytes = r.number("l1_window_bytes", 0, kMaxAmount, 0.0).value_or(0);
+  a.l1_displacing_sectors = r.number("l1_displacing_sectors", 0, kMaxAmount, 0.0).value_or(0);
+  a.l1_beside_bytes = r.number("l1_beside_bytes", 0, kMaxAmount, 0.0).value_or(0);
   a.dram_run_bytes = r.number("dram_run_bytes", 0, kMaxAmount, 0.0).value_or(0);
   a.barriers = r.number("barriers", 0, 1024, 0.0).value_or(0);
   if (const json* deps = r.array("deps", false))
@@ -290,6 +294,10 @@ json action_json(const TileProgram& p, const TileAction& a) {
   if (a.accumulator_spills) j["accumulator_spills"] = true;
   if (a.lane_sectors > 0) j["lane_sectors"] = amount_json(a.lane_sectors);
   if (a.lane_lines > 0) j["lane_lines"] = amount_json(a.lane_lines);
+  if (a.l1_tile_sectors > 0) j["l1_tile_sectors"] = amount_json(a.l1_tile_sectors);
+  if (a.l1_window_bytes > 0) j["l1_window_bytes"] = amount_json(a.l1_window_bytes);
+  if (a.l1_displacing_sectors > 0) j["l1_displacing_sectors"] = amount_json(a.l1_displacing_sectors);
+  if (a.l1_beside_bytes > 0) j["l1_beside_bytes"] = amount_json(a.l1_beside_bytes);
   if (a.dram_run_bytes > 0) j["dram_run_bytes"] = amount_json(a.dram_run_bytes);
   if (a.barriers > 0) j["barriers"] = amount_json(a.barriers);
   if (a.mma_n > 0) j["mma_n"] = amount_json(a.mma_n);

@@ -30,6 +30,8 @@ struct SmLimits {
   double max_blocks_per_sm = 0;
   double max_threads_per_block = 1024;
   double tmem_bytes_per_sm = 0;        // Blackwell tensor memory (256 KiB on B200); 0: none
+  double l1_smem_bytes_per_sm = 0;     // the SM's unified L1 and shared memory (256 KiB on
+                                       // H100/H200); L1 keeps what the carve-out leaves. 0: unknown
 };
 
 // Tensor-core peak (FLOP/s, dense, whole device) per dtype for the best instruction
@@ -120,6 +122,9 @@ struct HardwareSpec {
   // ... and at least lanes' cache lines / l1_lines_per_clk (hw_profiles/calibrate/l1_rows.cu:
   // a warp whose 32 lanes read 32 rows). 0: not measured.
   double l1_lines_per_clk = 0;
+  // ... and, where their misses take longer than that, this many cycles per sector that misses
+  // L1 (hw_profiles/calibrate/staged_l1.py). 0: not measured.
+  double l1_miss_sector_cycles = 0;
   // A block-wide reduction through shared memory (warp shuffles, two barrier phases; 256
   // threads): the latency of warps exchanging values. 0: not measured.
   double block_reduce_ns = 0;

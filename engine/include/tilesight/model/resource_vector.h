@@ -44,6 +44,7 @@ struct SmRates {
   double l15_bytes = 0;
   double l2_bytes = 0;
   double dram_bytes = 0;
+  double l1_bytes_per_tile = 0;  // L1 beside the resident tiles' shared memory, per tile (0: unknown)
 };
 
 SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_factor);

@@ -114,6 +114,16 @@ struct TileAction {
   double lane_sectors = 0;                // via_registers loads: 32-byte sectors one warp load
                                           // instruction touches (0: 16, a 512-byte span)
   double lane_lines = 0;                  // ... and the 128-byte cache lines they lie in
+  double l1_tile_sectors = 0;             // via_registers loads whose lanes spread over rows:
+                                          // sectors of the tile's rows, fetched into L1 at
+                                          // least once an iteration and reused from there
+  double l1_window_bytes = 0;             // ... the L1 bytes its rows hold while one sector's
+                                          // reuses run (0: the tile's sectors)
+  double l1_displacing_sectors = 0;       // ... and sectors the iteration's cp.async copies of
+                                          // other operands pass through L1, evicting as many
+  double l1_beside_bytes = 0;             // ... and the shared-memory bytes other actions of
+                                          // the iteration move (copies, MMA operand reads)
+                                          // while its L1 lookups and misses run
   double dram_run_bytes = 0;              // loads: contiguous bytes the tiles in flight read
                                           // together from each row (0: long runs)
   std::vector<std::size_t> deps;          // indices of actions in the same iteration
