@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "tilesight/kernels/gemm.h"
 #include "tilesight/plan/plan_json.h"
 #include "tilesight/util/json_input.h"
 
@@ -322,6 +323,27 @@ TEST_CASE("to_json writes deps by name and keeps every field", "[plan]") {
   CHECK(back->actions[2].mma == tilesight::MmaInstruction::kMmaSync);
   CHECK(back->actions[2].sfu_ops == 0.5);
   CHECK(plan::to_json(back.value()) == j);
+}
+
+TEST_CASE("a lifted GEMM's staged-load L1 fields survive the round trip", "[plan][gemm]") {
+  // 3000 x 5000 x 2048 stages B through registers (N = 5000 is not a multiple of 16): its load
+  // carries the L1 fields the resource vector reads; they must come back from the plan file.
+  tilesight::kernels::GemmParams g;
+  g.M = 3000, g.N = 5000, g.K = 2048, g.block_m = 64, g.block_n = 64, g.block_k = 128, g.stages = 5;
+  const auto lifted = tilesight::kernels::lift_gemm(g);
+  const json j = plan::to_json(lifted);
+  auto back = plan::parse_tile_program(j);
+  REQUIRE(back.ok());
+  const auto& b = back->actions[1];
+  CHECK(b.l1_tile_sectors == lifted.actions[1].l1_tile_sectors);
+  CHECK(b.l1_window_bytes == 20480);
+  CHECK(b.l1_displacing_sectors == 512);
+  CHECK(b.l1_beside_bytes == lifted.actions[1].l1_beside_bytes);
+  CHECK(plan::to_json(back.value()) == j);
+  // The fields are checked like the others.
+  json bad = j;
+  bad["actions"][1]["l1_window_bytes"] = -1;
+  CHECK_FALSE(plan::parse_tile_program(bad).ok());
 }
 
 TEST_CASE("name <-> enum functions are inverse", "[plan]") {
