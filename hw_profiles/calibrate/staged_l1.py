@@ -26,8 +26,6 @@ import argparse
 import csv
 import itertools
 import os
-import re
-import subprocess
 import sys
 import time
 
@@ -52,21 +50,10 @@ def cases():
     return [(s, c) for s in SHAPES for c in configs()]
 
 
-LAYOUT = re.compile(r"^(#[\w]+) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\], threadsPerWarp = "
-                    r"\[([\d, ]+)\], warpsPerCTA = \[([\d, ]+)\], order = \[([\d, ]+)\]", re.M)
-LOAD = re.compile(r"tt\.load [^\n]*?tensor<(\d+)x(\d+)x!tt\.ptr<bf16>, (#\w+)>")
-
-
 def load_layouts(ttgir):
-    """'RxC spt=a,b tpw=a,b wpc=a,b ord=a,b' per element-wise load, ';'-joined."""
-    layouts = {m[0]: f"spt={m[1]} tpw={m[2]} wpc={m[3]} ord={m[4]}".replace(", ", ",")
-               for m in LAYOUT.findall(ttgir)}
-    seen = []
-    for r, c, name in LOAD.findall(ttgir):
-        s = f"{r}x{c} {layouts.get(name, name)}"
-        if s not in seen:
-            seen.append(s)
-    return ";".join(seen)
+    """The layout of each element-wise load (tt.load), ';'-joined."""
+    from ncu_run import blocked_layouts
+    return blocked_layouts(ttgir, r"tt\.load ")
 
 
 def tensors(shape):
@@ -110,7 +97,7 @@ def run(args):
     import torch
     import triton
     from envinfo import header_lines
-    from ncu_wrapped import parse_ncu
+    from ncu_run import metric_cells, profile_cases
     from triton_gemm_sweep import kernel_info, launch, precompile
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
@@ -142,15 +129,9 @@ def run(args):
                         regs, spills, smem, f"{rel:.2e}"])
             f.flush()
     print(f"timed {len(info)} configs at {time.time() - t0:.1f} s", flush=True)
-    ncu = os.environ.get("NCU", "ncu")
-    raw = os.path.join(args.out, "staged_l1_raw.csv")
-    cmd = [ncu, "--clock-control", "none", "--kernel-name", "regex:matmul_kernel", "--csv", "--page", "raw",
-           "--print-units", "base", "--log-file", raw, "--metrics", ",".join(METRICS), sys.executable,
-           os.path.abspath(__file__), "target"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-    print(p.stderr[-600:], f"ncu rc={p.returncode} at {time.time() - t0:.1f} s", flush=True)
-    ok = [tuple(int(x) for x in ln.split()[1:10]) for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")]
-    rows = parse_ncu(open(raw).read()) if os.path.exists(raw) else []
+    ok, rows = profile_cases(__file__, METRICS, os.path.join(args.out, "staged_l1_raw.csv"), args.timeout,
+                             fields=9)
+    ok = [tuple(int(x) for x in case) for case in ok]
     path = os.path.join(args.out, "staged_l1.csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/staged_l1.py", {
@@ -160,8 +141,7 @@ def run(args):
         w.writerow(["M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"] + COLS
                    + ["n_regs", "n_spills", "load_layouts"])
         for key, d in zip(ok, rows):
-            vals = [f"{d[m]:.6g}" if isinstance(d.get(m), float) else "" for m in METRICS]
-            w.writerow(list(key) + vals + list(info.get(key, ("", "", ""))))
+            w.writerow(list(key) + metric_cells(d, METRICS) + list(info.get(key, ("", "", ""))))
     print(f"wrote {path}: {min(len(ok), len(rows))} rows at {time.time() - t0:.1f} s", flush=True)
 
 

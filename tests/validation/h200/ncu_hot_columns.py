@@ -19,7 +19,6 @@ the LDGSTS requests L1 sends, and the warps' stall reasons:
 import argparse
 import csv
 import os
-import subprocess
 import sys
 import time
 
@@ -86,19 +85,11 @@ COLS = ["duration_ns", "grid", "l2_read_requests", "l2_read_sectors", "l2_read_s
 
 def run(args):
     from envinfo import header_lines
-    from ncu_wrapped import parse_ncu
+    from ncu_run import metric_cells, profile_cases
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     target()  # compile every case outside ncu
-    ncu = os.environ.get("NCU", "ncu")
-    raw = os.path.join(args.out, "ncu_hot_columns_raw.csv")
-    cmd = [ncu, "--clock-control", "none", "--kernel-name", "regex:matmul_kernel", "--csv", "--page", "raw",
-           "--print-units", "base", "--log-file", raw, "--metrics", ",".join(METRICS), sys.executable,
-           os.path.abspath(__file__), "target"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-    print(p.stderr[-600:], f"ncu rc={p.returncode} at {time.time() - t0:.1f} s", flush=True)
-    ok = [ln.split()[1:11] for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")]
-    rows = parse_ncu(open(raw).read()) if os.path.exists(raw) else []
+    ok, rows = profile_cases(__file__, METRICS, os.path.join(args.out, "ncu_hot_columns_raw.csv"), args.timeout)
     path = os.path.join(args.out, "ncu_hot_columns.csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("tests/validation/h200/ncu_hot_columns.py", {
@@ -107,7 +98,7 @@ def run(args):
         w = csv.writer(f)
         w.writerow(["set", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"] + COLS)
         for case, d in zip(ok, rows):
-            w.writerow(case + [f"{d[m]:.6g}" if isinstance(d.get(m), float) else "" for m in METRICS])
+            w.writerow(case + metric_cells(d, METRICS))
     print(f"wrote {path}: {min(len(ok), len(rows))} rows at {time.time() - t0:.1f} s", flush=True)
 
 

@@ -24,9 +24,7 @@ order), so that each row says which copies share a warp instruction.
 """
 import argparse
 import csv
-import io
 import os
-import re
 import subprocess
 import sys
 import time
@@ -35,7 +33,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "hw_profiles", "calibrate"))
 
+from ncu_run import blocked_layouts, metric_cells, profile_cases  # noqa: E402
+
 K_SINGLE = 4096
+COPY = r"ttg\.async_copy_global_to_local"  # the copies whose layouts each row records
 
 
 def cases():
@@ -73,23 +74,6 @@ def cfg_of(c):
     return dict(block_m=c[4], block_n=c[5], block_k=c[6], group_m=c[7], stages=c[8], warps=c[9])
 
 
-LAYOUT = re.compile(r"^(#[\w]+) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\], threadsPerWarp = "
-                    r"\[([\d, ]+)\], warpsPerCTA = \[([\d, ]+)\], order = \[([\d, ]+)\]", re.M)
-COPY = re.compile(r"ttg\.async_copy_global_to_local[^\n]*?tensor<(\d+)x(\d+)x!tt\.ptr<bf16>, (#\w+)>")
-
-
-def copy_layouts(ttgir):
-    """'RxC spt=a,b tpw=a,b wpc=a,b ord=a,b' per async copy (A first, then B), ';'-joined."""
-    layouts = {m[0]: f"spt={m[1]} tpw={m[2]} wpc={m[3]} ord={m[4]}".replace(", ", ",")
-               for m in LAYOUT.findall(ttgir)}
-    seen = []
-    for r, c, name in COPY.findall(ttgir):
-        s = f"{r}x{c} {layouts.get(name, name)}"
-        if s not in seen:
-            seen.append(s)
-    return ";".join(seen)
-
-
 def target(record, ttgir_dir=None):
     import torch
     from triton_gemm_sweep import launch
@@ -109,13 +93,12 @@ def target(record, ttgir_dir=None):
                     f.write(k.asm.get("ttgir", ""))
             if record:
                 rows.append(list(c) + [getattr(k, "n_regs", ""), getattr(k, "n_spills", ""),
-                                       copy_layouts(k.asm.get("ttgir", ""))])
+                                       blocked_layouts(k.asm.get("ttgir", ""), COPY)])
         except Exception as exc:  # keep going: the row says it failed
             print("CASE_FAIL", *c, type(exc).__name__, str(exc)[:100], flush=True)
     return rows
 
 
-SCALE = {"byte": 1, "kbyte": 1e3, "mbyte": 1e6, "nsecond": 1, "usecond": 1e3, "msecond": 1e6}
 METRICS = ["gpu__time_duration.sum", "launch__grid_size", "dram__bytes_read.sum",
            "smsp__inst_executed_op_ldgsts.sum", "l1tex__m_xbar2l1tex_read_sectors.sum",
            "lts__t_requests_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
@@ -136,26 +119,6 @@ SOURCE = ["smsp__inst_executed_op_ldgsts.sum",
           "gpu__time_duration.sum", "launch__grid_size"]
 
 
-def parse_ncu(text):
-    lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
-    if start is None:
-        return []
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
-    header, units, out = rows[0], rows[1], []
-    for r in rows[2:]:
-        if len(r) != len(header):
-            continue
-        d = {}
-        for h, u, v in zip(header, units, r):
-            try:
-                d[h] = float(v.replace(",", "")) * SCALE.get(u.strip().lower(), 1)
-            except ValueError:
-                d[h] = v
-        out.append(d)
-    return out
-
-
 def run(args):
     from envinfo import header_lines
     os.makedirs(args.out, exist_ok=True)
@@ -165,19 +128,9 @@ def run(args):
     print(f"compiled {len(layouts)} configs in {time.time() - t0:.1f} s", flush=True)
     ncu = os.environ.get("NCU", "ncu")
     raw = os.path.join(args.out, "ncu_wrapped_raw.csv")
-    rows = []
-    for metrics in (METRICS + SASS_METRICS, METRICS):
-        cmd = [ncu, "--clock-control", "none", "--kernel-name", "regex:matmul_kernel", "--csv",
-               "--page", "raw", "--print-units", "base", "--log-file", raw, "--metrics",
-               ",".join(metrics), sys.executable, os.path.abspath(__file__), "target"]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-        print(p.stdout[-800:], p.stderr[-800:], f"ncu rc={p.returncode} at {time.time() - t0:.1f} s",
-              flush=True)
-        ok = [ln.split()[1:11] for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")]
-        try:
-            rows = parse_ncu(open(raw).read())
-        except OSError:
-            rows = []
+    for metrics in (METRICS + SASS_METRICS, METRICS):  # without the SASS metrics where ncu lacks them
+        ok, rows = profile_cases(__file__, metrics, raw, args.timeout)
+        print(f"at {time.time() - t0:.1f} s", flush=True)
         if rows:
             break
     by_case = {tuple(r[:10]): r[10:] for r in layouts}
@@ -194,8 +147,7 @@ def run(args):
                    + COLS + ["n_regs", "n_spills", "copy_layouts"])
         for case, d in zip(ok, rows):
             key = (case[0],) + tuple(int(x) for x in case[1:])
-            vals = [f"{d[m]:.6g}" if isinstance(d.get(m), float) else "" for m in SOURCE]
-            w.writerow(list(key) + vals + list(by_case.get(key, ["", "", ""])))
+            w.writerow(list(key) + metric_cells(d, SOURCE) + list(by_case.get(key, ["", "", ""])))
     print(f"wrote {path}: {min(len(ok), len(rows))} rows in {time.time() - t0:.1f} s", flush=True)
 
 
