@@ -13,7 +13,10 @@ the LDGSTS requests L1 sends, and the warps' stall reasons:
              2 and 5 stages, 4 and 8 warps
   mirror     the same with M and N swapped (A's rows wrapped instead)
 
-  python3 tests/validation/h200/ncu_hot_columns.py --out DIR     (on the H200, ~2 min)
+  depth      (--set depth, ncu_hot_columns_depth.csv) 4096 x 16 x 4096 at BLOCK_N 128 and 256,
+             BLOCK_K 32-128, 2-5 stages, 8 warps: how far ahead the loop's copies run
+
+  python3 tests/validation/h200/ncu_hot_columns.py --out DIR [--set depth]   (on the H200, ~30 s)
   python3 tests/validation/h200/ncu_hot_columns.py target        (what ncu runs)
 """
 import argparse
@@ -42,10 +45,20 @@ def cases():
     return out
 
 
-def target():
+def depth_cases():
+    """--set depth: how deep the loop runs ahead, 4096 x 16 x 4096, BLOCK_N 128 and 256,
+    BLOCK_K 32-128, 2-5 stages, 8 warps."""
+    return [("depth", 4096, 16, 4096, 64, bn, bk, 1, st, 8)
+            for bn in (128, 256) for bk in (32, 64, 128) for st in (2, 3, 4, 5)]
+
+
+CASES = {"main": cases, "depth": depth_cases}
+
+
+def target(which="main"):
     import torch
     from triton_gemm_sweep import launch
-    for c in cases():
+    for c in CASES[which]():
         _, M, N, K, bm, bn, bk, g, st, w = c
         a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
@@ -88,9 +101,11 @@ def run(args):
     from ncu_run import metric_cells, profile_cases
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
-    target()  # compile every case outside ncu
-    ok, rows = profile_cases(__file__, METRICS, os.path.join(args.out, "ncu_hot_columns_raw.csv"), args.timeout)
-    path = os.path.join(args.out, "ncu_hot_columns.csv")
+    target(args.set)  # compile every case outside ncu
+    name = "ncu_hot_columns" if args.set == "main" else f"ncu_hot_columns_{args.set}"
+    ok, rows = profile_cases(__file__, METRICS, os.path.join(args.out, f"{name}_raw.csv"), args.timeout,
+                             extra=["--set", args.set])
+    path = os.path.join(args.out, f"{name}.csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("tests/validation/h200/ncu_hot_columns.py", {
             "method": "ncu --clock-control none --page raw, one launch per case (cold L2)",
@@ -107,9 +122,10 @@ def main():
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
     ap.add_argument("--out", default=HERE)
     ap.add_argument("--timeout", type=float, default=500)
+    ap.add_argument("--set", default="main", choices=sorted(CASES))
     a = ap.parse_args()
     if a.mode == "target":
-        target()
+        target(a.set)
     else:
         run(a)
 

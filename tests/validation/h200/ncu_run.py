@@ -35,13 +35,14 @@ def parse_ncu(text):
     return out
 
 
-def profile_cases(script, metrics, raw, timeout, fields=10):
-    """Runs `python3 script target` under ncu (matmul_kernel launches, clocks as found) and
-    returns (the first `fields` words after each CASE_OK, ncu's rows), in launch order."""
+def profile_cases(script, metrics, raw, timeout, fields=10, extra=()):
+    """Runs `python3 script target [extra...]` under ncu (matmul_kernel launches, clocks as
+    found) and returns (the first `fields` words after each CASE_OK, ncu's rows), in launch
+    order."""
     ncu = os.environ.get("NCU", "ncu")
     cmd = [ncu, "--clock-control", "none", "--kernel-name", "regex:matmul_kernel", "--csv", "--page", "raw",
            "--print-units", "base", "--log-file", raw, "--metrics", ",".join(metrics), sys.executable,
-           os.path.abspath(script), "target"]
+           os.path.abspath(script), "target", *extra]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     print(p.stdout[-800:], p.stderr[-800:], f"ncu rc={p.returncode}", flush=True)
     ok = [ln.split()[1:1 + fields] for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")]
