@@ -190,6 +190,8 @@ TEST_CASE("a staged tile's L1 misses set its pace once the resident tiles outgro
   // A block of 32 KiB, four an SM: 4 x 33 KiB = 132 KiB, the 132 KiB carve-out (ncu: 135,168
   // B), 124 KiB of L1.
   CHECK(model::l1_bytes_beside_smem(hw, 32768, 4) == 262144 - 135168);
+  // A profile that does not know the unified size says nothing of L1 (no reuse is lost).
+  CHECK(model::l1_bytes_beside_smem(h200_like(), 98304, 2) == 0);
   hw.l1_sectors_per_clk = 3.48, hw.lsu_instruction_cycles = 3.18, hw.l1_lines_per_clk = 2.06;
   hw.l1_miss_sector_cycles = 2.95;
   auto rates = model::sm_rates(hw, 132, 1.0);

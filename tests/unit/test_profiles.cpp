@@ -176,6 +176,9 @@ TEST_CASE("the H200 profile: measured on the H200 (hw_profiles/calibrate/h200/)"
   CHECK(h200->dram_bandwidth == Approx(4.4e12));     // bw_sweep.csv DRAM plateau
   CHECK(h200->launch_overhead_us == Approx(3.5));   // launch_overhead.csv
   CHECK(h200->limits.smem_bytes_per_block == 227 * 1024);
+  CHECK(h200->limits.l1_smem_bytes_per_sm == 256 * 1024);  // unified L1 + shared memory
+  CHECK(h200->l1_miss_sector_cycles == Approx(2.95));     // staged_l1.csv, median of 27
+  CHECK(h200->sources.at("l1_miss_sector_cycles").find("staged_l1.py") != std::string::npos);
   CHECK(h200->sources.at("cuda_fp32_flops_per_s").find("measured on H200") != std::string::npos);
   CHECK(h200->sources.at("limits.max_warps_per_sm").find("compute capability 9.0") !=
         std::string::npos);
