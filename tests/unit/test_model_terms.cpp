@@ -247,3 +247,37 @@ TEST_CASE("narrow wgmma instructions are bound by their operand reads from share
   mma.mma_n = 32;
   CHECK(model::resource_vector(mma, hw, rates, traffic)[Resource::kTC] == Approx(150e-9));
 }
+
+TEST_CASE("loads whose rows are narrower than a line are held to the L2's request rate", "[model][cache]") {
+  // l2_requests.csv: 0.563 line requests a clock an SM with all 132 copying, 1.47e11 a second
+  // for the device; the bytes alone go at 65.9 GB/s an SM. An 8 KiB tile copied in runs of:
+  //  - whole lines: 64 requests, 0.0575 us at 1.1136e9 a second an SM; the bytes take
+  //    0.1243 us, and set the lane;
+  //  - 64 bytes (BLOCK_K 32 of bf16): 128 requests, 0.1149 us, still under the bytes;
+  //  - 32 bytes: 256 requests, 0.2299 us, over the bytes: the requests set the lane.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.l2.bytes = 56e6;
+  hw.l2.bandwidth = 132 * 65.9e9;
+  hw.l2.requests_per_s = 1.47e11;
+  hw.dram_bandwidth = 4.4e12;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  const cache::CacheTraffic traffic;  // no access: every byte hits in L2
+  plan::TileAction load{.name = "load_a", .op = plan::OpKind::kLoad, .operands = {"A"}, .bytes = 8192,
+                        .result_level = plan::Placement::kSmem, .loop = "k"};
+  const double bytes_s = 8192 / 65.9e9, request_s = 132 / 1.47e11;
+  CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kL2] == Approx(bytes_s));
+  load.dram_run_bytes = 64;
+  CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kL2] == Approx(bytes_s));
+  CHECK(128 * request_s < bytes_s);
+  load.dram_run_bytes = 32;
+  CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kL2] == Approx(256 * request_s));
+  CHECK(256 * request_s == Approx(0.2299e-6).epsilon(1e-3));
+  // Through registers, the loads go through L1 first: only their bytes count here.
+  load.via_registers = true;
+  CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kL2] == Approx(bytes_s));
+  // A profile without the rate: the bytes alone.
+  hw.l2.requests_per_s = 0;
+  load.via_registers = false;
+  CHECK(model::resource_vector(load, hw, model::sm_rates(hw, 132, 1.0), traffic)[Resource::kL2] == Approx(bytes_s));
+}

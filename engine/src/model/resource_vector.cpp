@@ -67,6 +67,18 @@ double register_staged_lsu_bytes(const plan::TileAction& a, const hw::HardwareSp
   return 2.0 * 512.0 * instructions;
 }
 
+// Line requests a load's copies make: each row's run of a line is one request, whatever its
+// sectors. l2_requests.cu (h200/l2_requests.csv): with every SM copying, requests are served
+// at 0.56 a clock an SM, so 64-byte runs go no faster than the bytes alone allow even where
+// 8 SMs ask for the same lines at once, 32-byte runs at half that, and merged whole lines at
+// 2.3 sectors a clock, not more. A merged request still counts. Loads through registers go
+// through L1 first (their L2 traffic is its misses, register_staged_lsu_bytes): not counted.
+double l2_requests(const plan::TileAction& a, const hw::HardwareSpec& hw, double bytes) {
+  if (a.op != plan::OpKind::kLoad || a.via_registers) return 0;
+  const double line = hw.l2.line_bytes;
+  return bytes / (a.dram_run_bytes > 0 ? std::min(a.dram_run_bytes, line) : line);
+}
+
 std::string moved_tensor(const plan::TileAction& action) {
   return action.operands.empty() ? std::string() : action.operands.front();
 }
@@ -92,6 +104,7 @@ SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_fac
   r.tmem_bytes = hw.tmem_bandwidth_per_sm * clock_factor;
   r.l15_bytes = per_sm_share(hw.l15.bandwidth, active_sms, hw.l15.per_sm_bandwidth);
   r.l2_bytes = per_sm_share(hw.l2.bandwidth, active_sms, hw.l2.per_sm_bandwidth);
+  r.l2_requests = per_sm_share(hw.l2.requests_per_s, active_sms, 0);
   r.dram_bytes = per_sm_share(hw.dram_bandwidth, active_sms, 0);
   r.tc_flops = clock_factor;  // scaled per dtype in resource_vector
   return r;
@@ -149,7 +162,8 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       const double l15_share = a.op == OpKind::kLoad ? traffic.l15_fraction(moved_tensor(a)) : 0.0;
       u[Resource::kL15] = seconds(fetched * l15_share, rates.l15_bytes);
       const double merged = a.op == OpKind::kLoad ? merged_share(traffic, moved_tensor(a)) : 0.0;
-      u[Resource::kL2] = seconds(fetched * (1 - l15_share) * (1 - merged), rates.l2_bytes);
+      u[Resource::kL2] = std::max(seconds(fetched * (1 - l15_share) * (1 - merged), rates.l2_bytes),
+                                  seconds(l2_requests(a, hw, fetched * (1 - l15_share)), rates.l2_requests));
       u[Resource::kDram] = seconds(std::min(a.bytes * dram_share, fetched), rates.dram_bytes);
       // Half-line runs (dram_runs.csv: 64-byte runs a row apart read at 2.65-2.69 TB/s where
       // 128-256-byte runs read at 3.77-4.06) take longer of the DRAM's time.

@@ -1,0 +1,144 @@
+// What an SM's loads from L2 cost when they come as narrow rows: every SM runs one block that
+// copies 16 KiB a stage into shared memory with cp.async (16 bytes a thread, .cg), as Triton's
+// GEMM loops do, keeping `stages - 1` stages in flight. A stage is two 8 KiB parts, like a
+// GEMM's A and B tiles: part a is rows of `row_a` bytes, part b rows of `row_b` bytes, each row
+// at an 8 KiB pitch (a bf16 matrix 4096 wide), so a row narrower than a line (128 B) is a
+// request for fewer sectors of it, and the next stage asks for the next sectors of the same
+// lines, as a GEMM's k-loop does with BLOCK_K 32 (64-byte rows of A). `share` blocks in a row
+// of the grid read the same rows at the same time, as the CTAs of one tile row of a GEMM do.
+// The buffer is read once before timing, so every load hits in L2.
+// Output (stdout, CSV): buffer_bytes,row_a,row_b,share,stages,requests_per_stage,
+//   sectors_per_stage,us,gbps_per_sm,requests_per_clk_per_sm,sectors_per_clk_per_sm
+// (a request is one row's part of one 128-byte line; clocks at 1.98 GHz)
+// Build: nvcc -O3 -arch=sm_90a -o l2_requests l2_requests.cu     Run: ./l2_requests
+#include <algorithm>
+#include <cstdio>
+
+#include "cuda_check.cuh"
+
+constexpr int kThreads = 256;
+constexpr int kPartBytes = 8192;
+constexpr int kStageBytes = 2 * kPartBytes;
+constexpr int kPitch = 8192;
+constexpr double kClockHz = 1.98e9;
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+}
+
+// One part's walk: the rows a stage reads and where in them, kept incrementally so that the
+// loop issues little besides the copies (regions are powers of two: a mask wraps the rows).
+struct Walk {
+  unsigned rel_row[2], vcol[2];  // this thread's two vectors of the part
+  unsigned row_base, col, rows, row_bytes, row_mask;
+  __device__ Walk(int row_bytes_, unsigned first_row, int first_chunk, unsigned region_rows)
+      : row_bytes(row_bytes_), row_mask(region_rows - 1) {
+    const unsigned vecs_per_row = row_bytes / 16, chunks = kPitch / row_bytes;
+    rows = kPartBytes / row_bytes;
+    for (int k = 0; k < 2; ++k) {
+      const unsigned v = threadIdx.x + k * kThreads;
+      rel_row[k] = v / vecs_per_row;
+      vcol[k] = (v % vecs_per_row) * 16;
+    }
+    row_base = first_row + (first_chunk / chunks) * rows;
+    col = (first_chunk % chunks) * row_bytes;
+  }
+  __device__ unsigned offset(int k) const { return ((row_base + rel_row[k]) & row_mask) * kPitch + col + vcol[k]; }
+  __device__ void next() {
+    col += row_bytes;
+    if (col == kPitch) col = 0, row_base += rows;
+  }
+};
+
+template <int S>
+__global__ void pull(const char* __restrict__ buf, unsigned region_bytes, int row_a, int row_b,
+                     int share, int iters, int* out) {
+  extern __shared__ int4 ring[];
+  const unsigned region_rows = region_bytes / kPitch;
+  // Blocks of one group read the same bytes at the same time; groups start at other rows and
+  // other columns, so that no two groups ask for the same sectors at once.
+  const unsigned group = blockIdx.x / share;
+  Walk a(row_a, group * 97, group * 37, region_rows), b(row_b, group * 97, group * 37, region_rows);
+  const char* base_b = buf + region_bytes;
+  constexpr int kVecs = kPartBytes / 16;  // per part: two a thread
+  for (int it = 0; it < iters; ++it) {
+    int4* stage = ring + static_cast<size_t>(it % S) * (kStageBytes / 16);
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int v = threadIdx.x + k * kThreads;
+      cp_async16(stage + v, buf + a.offset(k));
+      cp_async16(stage + kVecs + v, base_b + b.offset(k));
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1));
+    a.next();
+    b.next();
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+  __syncthreads();
+  if (ring[threadIdx.x].x == 0x12345678) out[0] = 1;  // keep the copies
+}
+
+template <int S>
+float run(const char* buf, unsigned region, int row_a, int row_b, int share, int blocks, int iters, int* out) {
+  const int smem = 200 * 1024;  // one block per SM
+  CK(cudaFuncSetAttribute(pull<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  pull<S><<<blocks, kThreads, smem>>>(buf, region, row_a, row_b, share, iters / 4, out);  // L2 fill
+  CK(cudaDeviceSynchronize());
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  float best = 1e30f;
+  for (int rep = 0; rep < 5; ++rep) {
+    CK(cudaEventRecord(e0));
+    pull<S><<<blocks, kThreads, smem>>>(buf, region, row_a, row_b, share, iters, out);
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    best = std::min(best, ms);
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  return best;
+}
+
+int requests(int row_bytes) { return (kPartBytes / row_bytes) * ((row_bytes + 127) / 128); }
+
+int main() {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const size_t max_region = 16u << 20;
+  char* buf;
+  int* out;
+  CK(cudaMalloc(&buf, 2 * max_region));
+  CK(cudaMemset(buf, 1, 2 * max_region));
+  CK(cudaMalloc(&out, sizeof(int)));
+  const int iters = 8000;  // 131 MB per SM
+  const int pairs[][2] = {{32, 32}, {64, 64}, {128, 128}, {256, 256}, {512, 512},
+                          {32, 256}, {64, 256}, {128, 256}, {64, 512}, {128, 512}};
+  printf("buffer_bytes,row_a,row_b,share,stages,requests_per_stage,sectors_per_stage,us,"
+         "gbps_per_sm,requests_per_clk_per_sm,sectors_per_clk_per_sm\n");
+  for (unsigned region : {4u << 20, static_cast<unsigned>(max_region)}) {
+    for (const auto& p : pairs) {
+      for (int share : {1, 8}) {
+        for (int s : {2, 3, 5}) {
+          const float ms = s == 2   ? run<2>(buf, region, p[0], p[1], share, sms, iters, out)
+                           : s == 3 ? run<3>(buf, region, p[0], p[1], share, sms, iters, out)
+                                    : run<5>(buf, region, p[0], p[1], share, sms, iters, out);
+          const double sec = ms * 1e-3, clocks = sec * kClockHz;
+          const int req = requests(p[0]) + requests(p[1]);
+          const double moved = static_cast<double>(iters) * kStageBytes;
+          printf("%u,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.4f,%.4f\n", 2 * region, p[0], p[1], share, s, req,
+                 kStageBytes / 32, ms * 1e3, moved / sec / 1e9, iters * req / clocks,
+                 iters * (kStageBytes / 32.0) / clocks);
+          fflush(stdout);
+        }
+      }
+    }
+  }
+  CK(cudaFree(buf));
+  CK(cudaFree(out));
+  return 0;
+}
