@@ -281,3 +281,31 @@ TEST_CASE("loads whose rows are narrower than a line are held to the L2's reques
   load.via_registers = false;
   CHECK(model::resource_vector(load, hw, model::sm_rates(hw, 132, 1.0), traffic)[Resource::kL2] == Approx(bytes_s));
 }
+
+TEST_CASE("copies into shared memory move at the L2's async rate, loads into registers at its load rate", "[model][cache]") {
+  // l2_requests.csv: cp.async copies of every SM move 69.6 GB/s an SM (9.19 TB/s); bw_sweep.csv:
+  // loads into registers 8.7 TB/s (65.9 GB/s an SM). 8 KiB: 117.7 ns against 124.3 ns. With 66
+  // SMs active each gets twice the share of the device, held to the per-SM cap scaled alike.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.l2.bytes = 56e6;
+  hw.l2.bandwidth = 8.7e12;
+  hw.l2.per_sm_bandwidth = 8.7e12 / 132;  // 65.9 GB/s
+  hw.l2.async_bandwidth = 9.19e12;
+  hw.dram_bandwidth = 4.4e12;
+  const cache::CacheTraffic traffic;
+  plan::TileAction copy{.name = "load_a", .op = plan::OpKind::kLoad, .operands = {"A"}, .bytes = 8192,
+                        .result_level = plan::Placement::kSmem, .loop = "k"};
+  plan::TileAction load = copy;
+  load.result_level = plan::Placement::kRegister;
+  const auto all = model::sm_rates(hw, 132, 1.0);
+  CHECK(model::resource_vector(copy, hw, all, traffic)[Resource::kL2] == Approx(8192 / (9.19e12 / 132)));
+  CHECK(model::resource_vector(copy, hw, all, traffic)[Resource::kL2] == Approx(117.7e-9).epsilon(1e-3));
+  CHECK(model::resource_vector(load, hw, all, traffic)[Resource::kL2] == Approx(8192 / (8.7e12 / 132)));
+  const auto half = model::sm_rates(hw, 66, 1.0);
+  CHECK(model::resource_vector(copy, hw, half, traffic)[Resource::kL2] == Approx(8192 / (9.19e12 / 132)));
+  CHECK(model::resource_vector(load, hw, half, traffic)[Resource::kL2] == Approx(8192 / (8.7e12 / 132)));
+  // Staged through registers: the load rate.
+  copy.via_registers = true;
+  CHECK(model::resource_vector(copy, hw, all, traffic)[Resource::kL2] == Approx(8192 / (8.7e12 / 132)));
+}

@@ -104,6 +104,11 @@ SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_fac
   r.tmem_bytes = hw.tmem_bandwidth_per_sm * clock_factor;
   r.l15_bytes = per_sm_share(hw.l15.bandwidth, active_sms, hw.l15.per_sm_bandwidth);
   r.l2_bytes = per_sm_share(hw.l2.bandwidth, active_sms, hw.l2.per_sm_bandwidth);
+  // Copies into shared memory move more than loads into registers (l2_requests.csv: 69.6 GB/s
+  // an SM with every SM copying, where bw_sweep.py's loads plateau at 8.7 TB/s, 65.9): the
+  // same share of the device and the same per-SM cap, scaled by the two rates.
+  const double async_scale = hw.l2.async_bandwidth > 0 && hw.l2.bandwidth > 0 ? hw.l2.async_bandwidth / hw.l2.bandwidth : 1.0;
+  r.l2_async_bytes = r.l2_bytes * async_scale;
   r.l2_requests = per_sm_share(hw.l2.requests_per_s, active_sms, 0);
   r.dram_bytes = per_sm_share(hw.dram_bandwidth, active_sms, 0);
   r.tc_flops = clock_factor;  // scaled per dtype in resource_vector
@@ -162,7 +167,9 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       const double l15_share = a.op == OpKind::kLoad ? traffic.l15_fraction(moved_tensor(a)) : 0.0;
       u[Resource::kL15] = seconds(fetched * l15_share, rates.l15_bytes);
       const double merged = a.op == OpKind::kLoad ? merged_share(traffic, moved_tensor(a)) : 0.0;
-      u[Resource::kL2] = std::max(seconds(fetched * (1 - l15_share) * (1 - merged), rates.l2_bytes),
+      const bool async_copy = a.op == OpKind::kLoad && a.result_level == Placement::kSmem && !a.via_registers;
+      const double l2_rate = async_copy ? rates.l2_async_bytes : rates.l2_bytes;
+      u[Resource::kL2] = std::max(seconds(fetched * (1 - l15_share) * (1 - merged), l2_rate),
                                   seconds(l2_requests(a, hw, fetched * (1 - l15_share)), rates.l2_requests));
       u[Resource::kDram] = seconds(std::min(a.bytes * dram_share, fetched), rates.dram_bytes);
       // Half-line runs (dram_runs.csv: 64-byte runs a row apart read at 2.65-2.69 TB/s where

@@ -54,6 +54,8 @@ struct CacheLevel {
   double bytes = 0;          // capacity (effective, as calibrated from the bandwidth sweep)
   double bandwidth = 0;      // bytes/s, whole device
   double per_sm_bandwidth = 0;  // bytes/s one SM can pull at most (0: no per-SM cap)
+  double async_bandwidth = 0;   // bytes/s, whole device, of copies into shared memory
+                                // (cp.async, TMA); 0: `bandwidth`
   double requests_per_s = 0;    // line requests/s the SMs can have served, whole device:
                                 // a request asks for the sectors of one line a warp's copy
                                 // touches (0: no limit but the bytes)

@@ -43,6 +43,7 @@ struct SmRates {
   double tmem_bytes = 0;
   double l15_bytes = 0;
   double l2_bytes = 0;
+  double l2_async_bytes = 0;  // copies into shared memory (cp.async, TMA)
   double l2_requests = 0;  // line requests/s (0: no limit but the bytes)
   double dram_bytes = 0;
   double l1_bytes_per_tile = 0;  // L1 beside the resident tiles' shared memory, per tile (0: unknown)
