@@ -4,9 +4,12 @@
 // specs built here.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "tilesight/cache/cache_model.h"
 #include "tilesight/cache/cyclic_reuse.h"
 #include "tilesight/hw/mma_rate.h"
+#include "tilesight/hw/profile_loader.h"
 #include "tilesight/model/loop_analysis.h"
 #include "tilesight/model/resource_vector.h"
 
@@ -308,4 +311,23 @@ TEST_CASE("copies into shared memory move at the L2's async rate, loads into reg
   // Staged through registers: the load rate.
   copy.via_registers = true;
   CHECK(model::resource_vector(copy, hw, all, traffic)[Resource::kL2] == Approx(8192 / (8.7e12 / 132)));
+}
+
+TEST_CASE("an SM's copies into shared memory carry what sm_path.csv measures with as many SMs copying", "[model][cache]") {
+  // h200.json's table (GB/s an SM): 241 alone, 160 with 8, 143 with 16, 101 with 132, on
+  // log-log axes between; the device's async rate (9.19 TB/s) shared by the active SMs caps it.
+  const auto loaded = hw::load_profile("h200");
+  REQUIRE(loaded.ok());
+  const hw::HardwareSpec& h200 = loaded.value();
+  auto async_rate = [&](double active) { return model::sm_rates(h200, active, 1.0).l2_async_bytes; };
+  CHECK(async_rate(1) == Approx(240.7e9));
+  CHECK(async_rate(16) == Approx(143.1e9));
+  // 12 SMs: halfway between 8 and 16 on a log axis, log(12/8)/log(2) = 0.585 of the way.
+  CHECK(async_rate(12) == Approx(160.1e9 * std::pow(143.1 / 160.1, std::log2(1.5))));
+  CHECK(async_rate(12) == Approx(149.9e9).epsilon(1e-3));
+  // 96 and 132 SMs: the device's share, 95.7 and 69.6 GB/s, below the table's 113 and 101.
+  CHECK(async_rate(96) == Approx(9.19e12 / 96));
+  CHECK(async_rate(132) == Approx(9.19e12 / 132));
+  // Loads into registers keep the load rate's share and cap: 65.9 GB/s with 16 SMs.
+  CHECK(model::sm_rates(h200, 16, 1.0).l2_bytes == Approx(65.9e9));
 }

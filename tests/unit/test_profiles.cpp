@@ -260,13 +260,24 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
                     "l2.cyclic_hit: must be {\"value\": [[working set / capacity, hit rate], ...], \"source\": \"...\"}"));
 
+    json path = doc;
+    path["l2"]["async_per_sm"] = {{"value", {{1, 2.4e11}, {16, 1.4e11}, {8, 1.6e11}}}, {"source", "sm_path.csv"}};
+    CHECK(has_error(tilesight::hw::parse_profile(path).errors(),
+                    "l2.async_per_sm.value[2]: active SMs must increase from 1 and rates be positive, got [8,160000000000.0]"));
+    path["l2"]["async_per_sm"]["value"] = {{0, 2.4e11}};
+    CHECK(has_error(tilesight::hw::parse_profile(path).errors(),
+                    "l2.async_per_sm.value[0]: active SMs must increase from 1 and rates be positive, got [0,240000000000.0]"));
+    path["l2"]["async_per_sm"]["source"] = "";
+    path["l2"]["async_per_sm"]["value"] = {{1, 2.4e11}};
+    CHECK(has_error(tilesight::hw::parse_profile(path).errors(), "l2.async_per_sm.source: must not be empty"));
+
     json unknown = doc;
     unknown["l2"]["size"] = 1;
     const auto errors = tilesight::hw::parse_profile(unknown).errors();
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].path == "l2.size");
     CHECK(errors[0].message.rfind("unknown field \"size\"", 0) == 0);
-    CHECK(errors[0].message.find(", cyclic_hit)") != std::string::npos);  // the table's one non-number
+    CHECK(errors[0].message.find(", cyclic_hit, async_per_sm)") != std::string::npos);  // the tables
   }
 
   SECTION("every problem at once") {

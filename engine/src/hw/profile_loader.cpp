@@ -294,12 +294,13 @@ void read_l15(LeafReader& leaves, const json& obj, HardwareSpec& spec) {
   leaves.read_group(obj, "l15", spec.l15, kCacheFields);
 }
 
-// l2.cyclic_hit: {"value": [[w, h], ...], "source": "..."}, w the working set over the
-// capacity (increasing, above 1), h its hit rate (0..1, not increasing).
-void read_cyclic_hit(const json& leaf, HardwareSpec& spec, Errors& errors) {
-  const std::string path = "l2.cyclic_hit";
+// A table of points {"value": [[x, y], ...], "source": "..."} into `out`; `valid(x, y, last)`
+// says why a point cannot follow the last one (empty: it can), `pair` names the two numbers.
+template <class Valid>
+void read_points(const json& leaf, const std::string& path, const std::string& pair, Valid valid,
+                 std::vector<std::array<double, 2>>& out, HardwareSpec& spec, Errors& errors) {
   if (!leaf.is_object()) {
-    errors.push_back({path, "must be {\"value\": [[working set / capacity, hit rate], ...], \"source\": \"...\"}"});
+    errors.push_back({path, "must be {\"value\": [[" + pair + "], ...], \"source\": \"...\"}"});
     return;
   }
   FieldReader r{leaf, path, errors};
@@ -308,24 +309,45 @@ void read_cyclic_hit(const json& leaf, HardwareSpec& spec, Errors& errors) {
   const json* points = r.array("value");
   if (!points || !source) return;
   if (source->empty()) errors.push_back({nest(path, "source"), "must not be empty"});
-  double last_w = 1, last_h = 1;
+  const std::array<double, 2>* last = nullptr;
   for (std::size_t i = 0; i < points->size(); ++i) {
     const json& pt = (*points)[i];
     const std::string at = path + ".value[" + std::to_string(i) + "]";
     if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
-      errors.push_back({at, "must be a pair [working set / capacity, hit rate], got " + pt.dump()});
+      errors.push_back({at, "must be a pair [" + pair + "], got " + pt.dump()});
       return;
     }
-    const double w = pt[0].get<double>(), h = pt[1].get<double>();
-    if (!(w >= last_w) || !(h >= 0 && h <= last_h)) {
-      errors.push_back({at, "working sets must increase from 1 and hit rates fall from 1 to 0, got " + pt.dump()});
+    const std::array<double, 2> p{pt[0].get<double>(), pt[1].get<double>()};
+    if (const std::string why = valid(p, last); !why.empty()) {
+      errors.push_back({at, why + ", got " + pt.dump()});
       return;
     }
-    last_w = w;
-    last_h = h;
-    spec.l2.cyclic_hit.push_back({w, h});
+    out.push_back(p);
+    last = &out.back();
   }
   spec.sources[path] = source.value_or("");
+}
+
+// l2.cyclic_hit: w the working set over the capacity (increasing, above 1), h its hit rate
+// (0..1, not increasing).
+void read_cyclic_hit(const json& leaf, HardwareSpec& spec, Errors& errors) {
+  auto valid = [](const std::array<double, 2>& p, const std::array<double, 2>* last) {
+    const double last_w = last ? (*last)[0] : 1, last_h = last ? (*last)[1] : 1;
+    return p[0] >= last_w && p[1] >= 0 && p[1] <= last_h
+               ? std::string()
+               : std::string("working sets must increase from 1 and hit rates fall from 1 to 0");
+  };
+  read_points(leaf, "l2.cyclic_hit", "working set / capacity, hit rate", valid, spec.l2.cyclic_hit, spec, errors);
+}
+
+// l2.async_per_sm: active SMs (increasing, at least 1) and the bytes/s one SM's copies carry.
+void read_async_per_sm(const json& leaf, HardwareSpec& spec, Errors& errors) {
+  auto valid = [](const std::array<double, 2>& p, const std::array<double, 2>* last) {
+    return p[0] >= 1 && (!last || p[0] > (*last)[0]) && p[1] > 0
+               ? std::string()
+               : std::string("active SMs must increase from 1 and rates be positive");
+  };
+  read_points(leaf, "l2.async_per_sm", "active SMs, bytes/s", valid, spec.l2.async_per_sm, spec, errors);
 }
 
 // Limits that only make sense together.
@@ -406,7 +428,8 @@ Result<HardwareSpec> parse_profile(const json& doc) {
   if (const json* l15 = root.object("l15", false)) read_l15(leaves, *l15, spec);
   if (const json* l2 = root.object("l2")) {
     if (l2->contains("cyclic_hit")) read_cyclic_hit(l2->at("cyclic_hit"), spec, errors);
-    leaves.read_group(*l2, "l2", spec.l2, kCacheFields, {"cyclic_hit"});
+    if (l2->contains("async_per_sm")) read_async_per_sm(l2->at("async_per_sm"), spec, errors);
+    leaves.read_group(*l2, "l2", spec.l2, kCacheFields, {"cyclic_hit", "async_per_sm"});
   }
   if (errors.empty()) check_consistency(spec, errors);
   if (!errors.empty()) return errors;

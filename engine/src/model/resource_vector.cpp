@@ -3,6 +3,9 @@
 #include "tilesight/hw/mma_rate.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
 
 namespace tilesight::model {
 
@@ -12,6 +15,19 @@ double per_sm_share(double device_bw, double active_sms, double per_sm_cap) {
   if (device_bw <= 0 || active_sms <= 0) return 0;
   double share = device_bw / active_sms;
   return per_sm_cap > 0 ? std::min(share, per_sm_cap) : share;
+}
+
+// y at x on a table of increasing x, interpolated on log-log axes; the end values outside it.
+double log_log_at(const std::vector<std::array<double, 2>>& points, double x) {
+  if (x <= points.front()[0]) return points.front()[1];
+  for (std::size_t i = 1; i < points.size(); ++i)
+    if (x <= points[i][0]) {
+      const auto& [x0, y0] = points[i - 1];
+      const auto& [x1, y1] = points[i];
+      const double t = std::log(x / x0) / std::log(x1 / x0);
+      return y0 * std::pow(y1 / y0, t);
+    }
+  return points.back()[1];
 }
 
 double seconds(double amount, double rate) { return amount > 0 && rate > 0 ? amount / rate : 0; }
@@ -105,10 +121,14 @@ SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_fac
   r.l15_bytes = per_sm_share(hw.l15.bandwidth, active_sms, hw.l15.per_sm_bandwidth);
   r.l2_bytes = per_sm_share(hw.l2.bandwidth, active_sms, hw.l2.per_sm_bandwidth);
   // Copies into shared memory move more than loads into registers (l2_requests.csv: 69.6 GB/s
-  // an SM with every SM copying, where bw_sweep.py's loads plateau at 8.7 TB/s, 65.9): the
-  // same share of the device and the same per-SM cap, scaled by the two rates.
+  // an SM with every SM copying, where bw_sweep.py's loads plateau at 8.7 TB/s, 65.9): their
+  // share of the device's async rate, held to what one SM's path carries with that many SMs
+  // copying (sm_path.csv: 241 GB/s alone, 143 with 16, 101 with 132). Without that table, the
+  // load rate's share and cap scaled by the two rates.
   const double async_scale = hw.l2.async_bandwidth > 0 && hw.l2.bandwidth > 0 ? hw.l2.async_bandwidth / hw.l2.bandwidth : 1.0;
   r.l2_async_bytes = r.l2_bytes * async_scale;
+  if (!hw.l2.async_per_sm.empty() && hw.l2.async_bandwidth > 0 && active_sms > 0)
+    r.l2_async_bytes = std::min(hw.l2.async_bandwidth / active_sms, log_log_at(hw.l2.async_per_sm, active_sms));
   r.l2_requests = per_sm_share(hw.l2.requests_per_s, active_sms, 0);
   r.dram_bytes = per_sm_share(hw.dram_bandwidth, active_sms, 0);
   r.tc_flops = clock_factor;  // scaled per dtype in resource_vector

@@ -56,6 +56,10 @@ struct CacheLevel {
   double per_sm_bandwidth = 0;  // bytes/s one SM can pull at most (0: no per-SM cap)
   double async_bandwidth = 0;   // bytes/s, whole device, of copies into shared memory
                                 // (cp.async, TMA); 0: `bandwidth`
+  // What one SM's copies into shared memory carry at most while `active` SMs copy: points
+  // (active SMs, bytes/s), active increasing, interpolated log-log (a microbenchmark of the
+  // SM's path, sm_path.cu). Empty: per_sm_bandwidth scaled by async / bandwidth.
+  std::vector<std::array<double, 2>> async_per_sm;
   double requests_per_s = 0;    // line requests/s the SMs can have served, whole device:
                                 // a request asks for the sectors of one line a warp's copy
                                 // touches (0: no limit but the bytes)
