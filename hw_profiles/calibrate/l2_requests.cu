@@ -7,12 +7,16 @@
 // lines, as a GEMM's k-loop does with BLOCK_K 32 (64-byte rows of A). `share` blocks in a row
 // of the grid read the same rows at the same time, as the CTAs of one tile row of a GEMM do.
 // The buffer is read once before timing, so every load hits in L2.
-// Output (stdout, CSV): buffer_bytes,row_a,row_b,share,stages,requests_per_stage,
+// Output (stdout, CSV): buffer_bytes,row_a,row_b,share,stages,active_sms,requests_per_stage,
 //   sectors_per_stage,us,gbps_per_sm,requests_per_clk_per_sm,sectors_per_clk_per_sm
+// `./l2_requests active`: rows of 128 or 64 and 256 bytes from the 32 MiB buffer, unshared,
+// with 1-132 SMs copying (h200/l2_requests_active.csv).
 // (a request is one row's part of one 128-byte line; clocks at 1.98 GHz)
-// Build: nvcc -O3 -arch=sm_90a -o l2_requests l2_requests.cu     Run: ./l2_requests
+// Build: nvcc -O3 -arch=sm_90a -o l2_requests l2_requests.cu     Run: ./l2_requests [active]
 #include <algorithm>
+#include <array>
 #include <cstdio>
+#include <string>
 
 #include "cuda_check.cuh"
 
@@ -106,7 +110,14 @@ float run(const char* buf, unsigned region, int row_a, int row_b, int share, int
 
 int requests(int row_bytes) { return (kPartBytes / row_bytes) * ((row_bytes + 127) / 128); }
 
-int main() {
+float run_stages(int s, const char* buf, unsigned region, int row_a, int row_b, int share, int blocks,
+                 int iters, int* out) {
+  return s == 2   ? run<2>(buf, region, row_a, row_b, share, blocks, iters, out)
+         : s == 3 ? run<3>(buf, region, row_a, row_b, share, blocks, iters, out)
+                  : run<5>(buf, region, row_a, row_b, share, blocks, iters, out);
+}
+
+int main(int argc, char** argv) {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const size_t max_region = 16u << 20;
@@ -116,28 +127,30 @@ int main() {
   CK(cudaMemset(buf, 1, 2 * max_region));
   CK(cudaMalloc(&out, sizeof(int)));
   const int iters = 8000;  // 131 MB per SM
+  auto row = [&](unsigned region, int a, int b, int share, int s, int active) {
+    const float ms = run_stages(s, buf, region, a, b, share, active, iters, out);
+    const double sec = ms * 1e-3, clocks = sec * kClockHz;
+    const int req = requests(a) + requests(b);
+    const double moved = static_cast<double>(iters) * kStageBytes;
+    printf("%u,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.4f,%.4f\n", 2 * region, a, b, share, s, active, req,
+           kStageBytes / 32, ms * 1e3, moved / sec / 1e9, iters * req / clocks, iters * (kStageBytes / 32.0) / clocks);
+    fflush(stdout);
+  };
+  printf("buffer_bytes,row_a,row_b,share,stages,active_sms,requests_per_stage,sectors_per_stage,us,"
+         "gbps_per_sm,requests_per_clk_per_sm,sectors_per_clk_per_sm\n");
+  if (argc > 1 && std::string(argv[1]) == "active") {
+    // GEMM-like rows (A: 128 or 64 bytes, B: 256) from the 32 MiB buffer, 1-132 SMs copying.
+    for (int active : {1, 2, 4, 8, 16, 32, 48, 64, 96, 132})
+      for (const auto& p : {std::array<int, 2>{128, 256}, std::array<int, 2>{64, 256}})
+        for (int s : {3, 5}) row(static_cast<unsigned>(max_region), p[0], p[1], 1, s, std::min(active, sms));
+    return 0;
+  }
   const int pairs[][2] = {{32, 32}, {64, 64}, {128, 128}, {256, 256}, {512, 512},
                           {32, 256}, {64, 256}, {128, 256}, {64, 512}, {128, 512}};
-  printf("buffer_bytes,row_a,row_b,share,stages,requests_per_stage,sectors_per_stage,us,"
-         "gbps_per_sm,requests_per_clk_per_sm,sectors_per_clk_per_sm\n");
-  for (unsigned region : {4u << 20, static_cast<unsigned>(max_region)}) {
-    for (const auto& p : pairs) {
-      for (int share : {1, 8}) {
-        for (int s : {2, 3, 5}) {
-          const float ms = s == 2   ? run<2>(buf, region, p[0], p[1], share, sms, iters, out)
-                           : s == 3 ? run<3>(buf, region, p[0], p[1], share, sms, iters, out)
-                                    : run<5>(buf, region, p[0], p[1], share, sms, iters, out);
-          const double sec = ms * 1e-3, clocks = sec * kClockHz;
-          const int req = requests(p[0]) + requests(p[1]);
-          const double moved = static_cast<double>(iters) * kStageBytes;
-          printf("%u,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.4f,%.4f\n", 2 * region, p[0], p[1], share, s, req,
-                 kStageBytes / 32, ms * 1e3, moved / sec / 1e9, iters * req / clocks,
-                 iters * (kStageBytes / 32.0) / clocks);
-          fflush(stdout);
-        }
-      }
-    }
-  }
+  for (unsigned region : {4u << 20, static_cast<unsigned>(max_region)})
+    for (const auto& p : pairs)
+      for (int share : {1, 8})
+        for (int s : {2, 3, 5}) row(region, p[0], p[1], share, s, sms);
   CK(cudaFree(buf));
   CK(cudaFree(out));
   return 0;

@@ -252,30 +252,30 @@ TEST_CASE("narrow wgmma instructions are bound by their operand reads from share
 }
 
 TEST_CASE("loads whose rows are narrower than a line are held to the L2's request rate", "[model][cache]") {
-  // l2_requests.csv: 0.563 line requests a clock an SM with all 132 copying, 1.47e11 a second
+  // l2_requests.csv: 0.556 line requests a clock an SM with all 132 copying, 1.45e11 a second
   // for the device; the bytes alone go at 65.9 GB/s an SM. An 8 KiB tile copied in runs of:
-  //  - whole lines: 64 requests, 0.0575 us at 1.1136e9 a second an SM; the bytes take
+  //  - whole lines: 64 requests, 0.0583 us at 1.0985e9 a second an SM; the bytes take
   //    0.1243 us, and set the lane;
-  //  - 64 bytes (BLOCK_K 32 of bf16): 128 requests, 0.1149 us, still under the bytes;
-  //  - 32 bytes: 256 requests, 0.2299 us, over the bytes: the requests set the lane.
+  //  - 64 bytes (BLOCK_K 32 of bf16): 128 requests, 0.1165 us, still under the bytes;
+  //  - 32 bytes: 256 requests, 0.2330 us, over the bytes: the requests set the lane.
   hw::HardwareSpec hw;
   hw.sm_count = 132;
   hw.l2.bytes = 56e6;
   hw.l2.bandwidth = 132 * 65.9e9;
-  hw.l2.requests_per_s = 1.47e11;
+  hw.l2.requests_per_s = 1.45e11;
   hw.dram_bandwidth = 4.4e12;
   const auto rates = model::sm_rates(hw, 132, 1.0);
   const cache::CacheTraffic traffic;  // no access: every byte hits in L2
   plan::TileAction load{.name = "load_a", .op = plan::OpKind::kLoad, .operands = {"A"}, .bytes = 8192,
                         .result_level = plan::Placement::kSmem, .loop = "k"};
-  const double bytes_s = 8192 / 65.9e9, request_s = 132 / 1.47e11;
+  const double bytes_s = 8192 / 65.9e9, request_s = 132 / 1.45e11;
   CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kL2] == Approx(bytes_s));
   load.dram_run_bytes = 64;
   CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kL2] == Approx(bytes_s));
   CHECK(128 * request_s < bytes_s);
   load.dram_run_bytes = 32;
   CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kL2] == Approx(256 * request_s));
-  CHECK(256 * request_s == Approx(0.2299e-6).epsilon(1e-3));
+  CHECK(256 * request_s == Approx(0.2330e-6).epsilon(1e-3));
   // Through registers, the loads go through L1 first: only their bytes count here.
   load.via_registers = true;
   CHECK(model::resource_vector(load, hw, rates, traffic)[Resource::kL2] == Approx(bytes_s));
@@ -286,15 +286,15 @@ TEST_CASE("loads whose rows are narrower than a line are held to the L2's reques
 }
 
 TEST_CASE("copies into shared memory move at the L2's async rate, loads into registers at its load rate", "[model][cache]") {
-  // l2_requests.csv: cp.async copies of every SM move 69.6 GB/s an SM (9.19 TB/s); bw_sweep.csv:
-  // loads into registers 8.7 TB/s (65.9 GB/s an SM). 8 KiB: 117.7 ns against 124.3 ns. With 66
+  // l2_requests.csv: cp.async copies of every SM move 69.8 GB/s an SM (9.21 TB/s); bw_sweep.csv:
+  // loads into registers 8.7 TB/s (65.9 GB/s an SM). 8 KiB: 117.4 ns against 124.3 ns. With 66
   // SMs active each gets twice the share of the device, held to the per-SM cap scaled alike.
   hw::HardwareSpec hw;
   hw.sm_count = 132;
   hw.l2.bytes = 56e6;
   hw.l2.bandwidth = 8.7e12;
   hw.l2.per_sm_bandwidth = 8.7e12 / 132;  // 65.9 GB/s
-  hw.l2.async_bandwidth = 9.19e12;
+  hw.l2.async_bandwidth = 9.21e12;
   hw.dram_bandwidth = 4.4e12;
   const cache::CacheTraffic traffic;
   plan::TileAction copy{.name = "load_a", .op = plan::OpKind::kLoad, .operands = {"A"}, .bytes = 8192,
@@ -302,32 +302,33 @@ TEST_CASE("copies into shared memory move at the L2's async rate, loads into reg
   plan::TileAction load = copy;
   load.result_level = plan::Placement::kRegister;
   const auto all = model::sm_rates(hw, 132, 1.0);
-  CHECK(model::resource_vector(copy, hw, all, traffic)[Resource::kL2] == Approx(8192 / (9.19e12 / 132)));
-  CHECK(model::resource_vector(copy, hw, all, traffic)[Resource::kL2] == Approx(117.7e-9).epsilon(1e-3));
+  CHECK(model::resource_vector(copy, hw, all, traffic)[Resource::kL2] == Approx(8192 / (9.21e12 / 132)));
+  CHECK(model::resource_vector(copy, hw, all, traffic)[Resource::kL2] == Approx(117.4e-9).epsilon(1e-3));
   CHECK(model::resource_vector(load, hw, all, traffic)[Resource::kL2] == Approx(8192 / (8.7e12 / 132)));
   const auto half = model::sm_rates(hw, 66, 1.0);
-  CHECK(model::resource_vector(copy, hw, half, traffic)[Resource::kL2] == Approx(8192 / (9.19e12 / 132)));
+  CHECK(model::resource_vector(copy, hw, half, traffic)[Resource::kL2] == Approx(8192 / (9.21e12 / 132)));
   CHECK(model::resource_vector(load, hw, half, traffic)[Resource::kL2] == Approx(8192 / (8.7e12 / 132)));
   // Staged through registers: the load rate.
   copy.via_registers = true;
   CHECK(model::resource_vector(copy, hw, all, traffic)[Resource::kL2] == Approx(8192 / (8.7e12 / 132)));
 }
 
-TEST_CASE("an SM's copies into shared memory carry what sm_path.csv measures with as many SMs copying", "[model][cache]") {
-  // h200.json's table (GB/s an SM): 241 alone, 160 with 8, 143 with 16, 101 with 132, on
-  // log-log axes between; the device's async rate (9.19 TB/s) shared by the active SMs caps it.
+TEST_CASE("an SM's copies into shared memory carry what l2_requests_active.csv measures with as many SMs copying", "[model][cache]") {
+  // h200.json's table (GB/s an SM): 247 with 1-4 SMs, 172 with 8, 130.8 with 16, 79.3 with 96,
+  // 69.3 with 132, on log-log axes between; the device's async rate (9.21 TB/s) shared by the
+  // active SMs caps it.
   const auto loaded = hw::load_profile("h200");
   REQUIRE(loaded.ok());
   const hw::HardwareSpec& h200 = loaded.value();
   auto async_rate = [&](double active) { return model::sm_rates(h200, active, 1.0).l2_async_bytes; };
-  CHECK(async_rate(1) == Approx(240.7e9));
-  CHECK(async_rate(16) == Approx(143.1e9));
-  // 12 SMs: halfway between 8 and 16 on a log axis, log(12/8)/log(2) = 0.585 of the way.
-  CHECK(async_rate(12) == Approx(160.1e9 * std::pow(143.1 / 160.1, std::log2(1.5))));
-  CHECK(async_rate(12) == Approx(149.9e9).epsilon(1e-3));
-  // 96 and 132 SMs: the device's share, 95.7 and 69.6 GB/s, below the table's 113 and 101.
-  CHECK(async_rate(96) == Approx(9.19e12 / 96));
-  CHECK(async_rate(132) == Approx(9.19e12 / 132));
+  CHECK(async_rate(1) == Approx(247e9));
+  CHECK(async_rate(16) == Approx(130.8e9));
+  // 12 SMs: log(12/8)/log(2) = 0.585 of the way from 8 to 16 on log-log axes.
+  CHECK(async_rate(12) == Approx(172e9 * std::pow(130.8 / 172.0, std::log2(1.5))));
+  CHECK(async_rate(12) == Approx(146.5e9).epsilon(1e-3));
+  // 96 and 132 SMs: the table, below the device's share (95.9 and 69.8 GB/s).
+  CHECK(async_rate(96) == Approx(79.3e9));
+  CHECK(async_rate(132) == Approx(69.3e9));
   // Loads into registers keep the load rate's share and cap: 65.9 GB/s with 16 SMs.
   CHECK(model::sm_rates(h200, 16, 1.0).l2_bytes == Approx(65.9e9));
 }

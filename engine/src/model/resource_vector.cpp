@@ -120,10 +120,10 @@ SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_fac
   r.tmem_bytes = hw.tmem_bandwidth_per_sm * clock_factor;
   r.l15_bytes = per_sm_share(hw.l15.bandwidth, active_sms, hw.l15.per_sm_bandwidth);
   r.l2_bytes = per_sm_share(hw.l2.bandwidth, active_sms, hw.l2.per_sm_bandwidth);
-  // Copies into shared memory move more than loads into registers (l2_requests.csv: 69.6 GB/s
+  // Copies into shared memory move more than loads into registers (l2_requests.csv: 69.8 GB/s
   // an SM with every SM copying, where bw_sweep.py's loads plateau at 8.7 TB/s, 65.9): their
   // share of the device's async rate, held to what one SM's path carries with that many SMs
-  // copying (sm_path.csv: 241 GB/s alone, 143 with 16, 101 with 132). Without that table, the
+  // copying (l2_requests_active.csv: 131 GB/s with 16, 105 with 64, 69 with 132). Without it, the
   // load rate's share and cap scaled by the two rates.
   const double async_scale = hw.l2.async_bandwidth > 0 && hw.l2.bandwidth > 0 ? hw.l2.async_bandwidth / hw.l2.bandwidth : 1.0;
   r.l2_async_bytes = r.l2_bytes * async_scale;
