@@ -23,6 +23,10 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
        python3 cta_skew.py --out DIR --set wide  (cta_skew_wide.csv: 24 multi-wave tile configs, not the corpus's,
               on six of its shapes, 3-4 stages, 4 and 8 warps, group 1 and 8: data for a model of
               the tiles' own speeds)
+       python3 cta_skew.py --out DIR --set small  (cta_skew_small.csv: the one- and two-wave 1024^3
+              and 2048^3 tiles of cold_start.py, whose time the model misses by 1-2 us)
+       python3 cta_skew.py --out DIR --set fixed  (cta_skew_fixed.csv: eight tile configs on
+              1024x1024 with K of 1-96 k-steps: a tile's fixed cost and its iteration)
        python3 cta_skew.py --fit h200/cta_skew.csv.gz [--profile ../h200.json]   (no GPU needed)
 
 --fit derives the profile's `tile_rate_sd`: for each one-wave case, the relative standard
@@ -135,6 +139,23 @@ WIDE_CASES = [("wide", M, N, K, bm, bn, bk, g, s, w)
               for (bm, bn, bk, g, s, w) in [(128, 128, 64, 8, 3, 8), (128, 256, 64, 8, 3, 8),
                                             (64, 128, 64, 1, 4, 4), (256, 128, 64, 8, 4, 8)]]
 
+# The small one- and two-wave GEMMs of cold_start.py, whose time the model misses by 1-2 us.
+SMALL_CASES = [("small", M, N, K, bm, bn, bk, g, s, w)
+               for (M, N, K, bm, bn, bk, g, s, w) in [
+                   (1024, 1024, 1024, 64, 64, 128, 1, 5, 8), (1024, 1024, 1024, 128, 64, 128, 8, 4, 8),
+                   (1024, 1024, 1024, 128, 128, 64, 8, 5, 4), (1024, 1024, 1024, 64, 128, 32, 1, 3, 4),
+                   (1024, 1024, 1024, 128, 128, 32, 1, 4, 8), (2048, 2048, 2048, 128, 128, 64, 1, 5, 4),
+                   (1024, 1024, 4096, 64, 64, 128, 1, 5, 8), (1024, 1024, 4096, 128, 128, 64, 8, 5, 4)]]
+
+# A tile's fixed cost: one-wave-per-SM grids of 1024x1024 with K of 1, 2, 4, 48 and 96 k-steps
+# (never the corpus's K), so that each CTA's time is fixed + k-steps x iteration.
+FIXED_CASES = [("fixed", 1024, 1024, bk * n, bm, bn, bk, g, s, w)
+               for (bm, bn, bk, g, s, w) in [(64, 64, 128, 1, 5, 8), (128, 64, 128, 8, 4, 8),
+                                              (128, 128, 64, 8, 5, 4), (64, 128, 32, 1, 3, 4),
+                                              (128, 128, 32, 1, 4, 8), (64, 64, 64, 8, 3, 4),
+                                              (128, 256, 64, 1, 3, 8), (256, 128, 32, 8, 4, 8)]
+               for n in (1, 2, 4, 48, 96)]
+
 
 def run_case(case, writer, flush_buf):
     name, M, N, K, bm, bn, bk, gm, st, w = case
@@ -209,20 +230,21 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--fit")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
-    ap.add_argument("--set", choices=["corpus", "big", "wide"], default="corpus")
+    ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed"], default="corpus")
     args = ap.parse_args()
     if args.fit:
         fit(args.fit, args.profile)
         return
     from envinfo import header_lines
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
-    name = {"big": "cta_skew_big.csv", "wide": "cta_skew_wide.csv"}.get(args.set, "cta_skew.csv")
+    name = {"big": "cta_skew_big.csv", "wide": "cta_skew_wide.csv", "small": "cta_skew_small.csv",
+                "fixed": "cta_skew_fixed.csv"}.get(args.set, "cta_skew.csv")
     with open(os.path.join(args.out, name), "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/cta_skew.py"))
         w_ = csv.writer(f)
         w_.writerow(["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages",
                      "warps", "rep", "pid", "smid", "t_start_ns", "t_end_ns"])
-        for case in {"big": BIG_CASES, "wide": WIDE_CASES}.get(args.set, CASES):
+        for case in {"big": BIG_CASES, "wide": WIDE_CASES, "small": SMALL_CASES, "fixed": FIXED_CASES}.get(args.set, CASES):
             try:
                 run_case(case, w_, flush_buf)
             except Exception as e:  # noqa: BLE001
