@@ -6,7 +6,8 @@ pipeline_round_trip_ns: the issue-to-use time of one stage whose data is in L2;
 dram_queue_ns: what DRAM traffic adds to it per unit of the DRAM bandwidth share the SM's
 loop keeps busy (engine/src/model/loop_analysis.cpp solves the resulting quadratic);
 pipeline_mma_exposure: the part of the shorter of a stage's round-trip share and the MMA
-that the two do not overlap, over (stages in flight)^2.
+that the two do not overlap with one stage in flight; over (stages in flight) to the power
+pipeline_mma_exposure_power beyond.
 
 Data: h200/pipeline_iteration.csv (54 loops, every SM busy, operands L2-resident after their
 first touch), h200/pipeline_active.csv (36 loops on 8-132 SMs streaming A from DRAM) and
@@ -17,6 +18,7 @@ predicts every loop at K1 and K2 with `tilesight-cli predict --jsonl` and compar
 absolute error per file and overall for every point, best last.
 
 Usage: python3 fit_pipeline_law.py [--cli build/bin/tilesight-cli] [--rt 560:700:10] [--q 0:500:25] [--c 0:1:0.1]
+                                  [--p 2:2:1]
 """
 import argparse
 import csv
@@ -80,6 +82,7 @@ def main():
     ap.add_argument("--rt", default="560:700:10")
     ap.add_argument("--q", default="0:500:25")
     ap.add_argument("--c", default="0:1:0.1")
+    ap.add_argument("--p", default="2:2:1")
     args = ap.parse_args()
     with open(os.path.join(ROOT, "hw_profiles", "h200.json")) as f:
         base = json.load(f)
@@ -90,20 +93,23 @@ def main():
         for rt in span(args.rt):
             for q in span(args.q):
                 for c in span(args.c):
-                    prof = json.loads(json.dumps(base))
-                    prof["pipeline_round_trip_ns"]["value"] = rt
-                    prof["dram_queue_ns"]["value"] = q
-                    prof["pipeline_mma_exposure"]["value"] = c
-                    with open(profile, "w") as f:
-                        json.dump(prof, f)
-                    err = errors(args.cli, profile, cs)
-                    allv = [e for v in err.values() for e in v]
-                    results.append((sum(allv) / len(allv), rt, q, c, {k: sum(v) / len(v) for k, v in err.items()}))
+                    for pw in span(args.p):
+                        prof = json.loads(json.dumps(base))
+                        prof["pipeline_round_trip_ns"]["value"] = rt
+                        prof["dram_queue_ns"]["value"] = q
+                        prof["pipeline_mma_exposure"]["value"] = c
+                        prof["pipeline_mma_exposure_power"] = {"value": pw, "source": "fit grid"}
+                        with open(profile, "w") as f:
+                            json.dump(prof, f)
+                        err = errors(args.cli, profile, cs)
+                        allv = [e for v in err.values() for e in v]
+                        results.append((sum(allv) / len(allv), rt, q, c, pw,
+                                        {k: sum(v) / len(v) for k, v in err.items()}))
     results.sort(reverse=True)
-    print("round_trip_ns,dram_queue_ns,pipeline_mma_exposure,pipeline_iteration_err,pipeline_depth_err,"
-          "pipeline_active_err,all_err")
-    for mean, rt, q, c, per in results:
-        print(f"{rt:g},{q:g},{c:g},{per['pipeline_iteration']:.4f},{per['pipeline_depth']:.4f},"
+    print("round_trip_ns,dram_queue_ns,pipeline_mma_exposure,pipeline_mma_exposure_power,pipeline_iteration_err,"
+          "pipeline_depth_err,pipeline_active_err,all_err")
+    for mean, rt, q, c, pw, per in results:
+        print(f"{rt:g},{q:g},{c:g},{pw:g},{per['pipeline_iteration']:.4f},{per['pipeline_depth']:.4f},"
               f"{per['pipeline_active']:.4f},{mean:.4f}")
 
 

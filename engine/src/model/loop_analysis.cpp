@@ -275,10 +275,11 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
     memory_bound = std::max(memory, out.latency_floor + law.fill);
     // A loop whose warps issue both the MMAs and the next stage's loads does not overlap the
     // two fully: pipeline_mma_exposure of the shorter of the stage's share of the round trip
-    // and the MMA shows, over the squared stages in flight (pipeline_depth.csv: 2-stage loops
-    // cost the round trip plus 15-110% of the MMA, 3-stage ones 4-37%).
+    // and the MMA shows, over the stages in flight to pipeline_mma_exposure_power
+    // (pipeline_depth.csv: 2-stage loops cost the round trip plus 15-110% of the MMA, 3-stage
+    // ones 4-37%; fit_pipeline_law.py over all 113 loops: almost only with one stage in flight).
     if (ctx.hw.pipeline_mma_exposure > 0 && !loop.producer_warps)
-      exposed = ctx.hw.pipeline_mma_exposure / (in_flight * in_flight) *
+      exposed = ctx.hw.pipeline_mma_exposure / std::pow(in_flight, ctx.hw.pipeline_mma_exposure_power) *
                 std::min(out.latency_floor + law.fill, per_iteration[Resource::kTC]);
   }
 

@@ -111,9 +111,11 @@ struct HardwareSpec {
   // the pointer-chase difference of DRAM and L2 latency for a DRAM-sourced load).
   double dram_queue_ns = 0;
   // The part of the shorter of a stage's share of the round trip and the iteration's MMA that
-  // the two do not overlap, at two stages in flight; over (stages in flight)^2 beyond
-  // (hw_profiles/calibrate/pipeline_depth.py). 0: not measured (full overlap).
+  // the two do not overlap, with one stage in flight; over (stages in flight) to the power
+  // pipeline_mma_exposure_power beyond (hw_profiles/calibrate/fit_pipeline_law.py). 0: not
+  // measured (full overlap).
   double pipeline_mma_exposure = 0;
+  double pipeline_mma_exposure_power = 2;
   // Tiles of a K loop whose loads queue behind the SM's path from L2 run at different speeds
   // (hw_profiles/calibrate/cta_skew.py: per-CTA start and end times): the relative standard
   // deviation of a tile's time is tile_rate_sd times the share of a load's time in flight
