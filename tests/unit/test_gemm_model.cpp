@@ -393,3 +393,38 @@ TEST_CASE("wgmma instruction width follows Triton's warp-group split", "[gemm]")
   CHECK(tile(64, 256, 4).mma_n == 256);
   CHECK(tile(64, 128, 8).mma_n == 64);
 }
+
+TEST_CASE("a pipelined loop's prologue waits for its prefetched stages; later waves hide it beside other tiles", "[gemm][model]") {
+  // cta_phases.py: each tile's loop takes pipeline_prologue_ns more than the round trip and
+  // its first stage, plus the stages - 1 prefetched stages of the SM's resident tiles at
+  // smem_fill_bandwidth_per_sm. 128x128x64 at 3 stages: (128 + 128) x 64 x 2 = 32 KiB a stage,
+  // 2 prefetched: 400 ns + 65536 / 200e9 s = 0.7277 us a resident tile.
+  auto hw = test::h200_like();
+  hw.pipeline_round_trip_ns = 600;
+  hw.smem_fill_bandwidth_per_sm = 200e9;
+  auto with = hw;
+  with.pipeline_prologue_ns = 400;
+  auto extra = [&](const kernels::GemmParams& p) {
+    const auto prog = kernels::lift_gemm(p);
+    const auto a = model::evaluate(prog, with), b = model::evaluate(prog, hw);
+    REQUIRE(a);
+    REQUIRE(b);
+    REQUIRE(a->waves == b->waves);
+    return std::pair{a->latency_us - b->latency_us, *a};
+  };
+  const double one_tile_us = 0.4 + 65536 / 200e9 * 1e6;
+  CHECK(one_tile_us == Approx(0.7277).epsilon(1e-3));
+  // One tile an SM (a 200 KiB block): every wave waits, the SM has nothing else to run.
+  auto big = test::gemm(4096, 4096, 4096);
+  big.stages = 6;  // 6 x 32 KiB = 192 KiB
+  const auto [big_extra, big_pred] = extra(big);
+  REQUIRE(big_pred.resident_blocks_per_sm == 1);
+  REQUIRE(big_pred.waves == 8);  // 1024 tiles over 132 SMs
+  CHECK(big_extra == Approx(8 * (0.4 + 5 * 32768 / 200e9 * 1e6)).epsilon(1e-6));
+  // Two tiles an SM: the first wave waits for both tiles' stages, the later ones start beside
+  // a tile in its loop and hide it.
+  const auto [two_extra, two_pred] = extra(test::gemm(4096, 4096, 4096));
+  REQUIRE(two_pred.resident_blocks_per_sm == 2);
+  REQUIRE(two_pred.waves == 4);
+  CHECK(two_extra == Approx(0.4 + 2 * 65536 / 200e9 * 1e6).epsilon(1e-6));
+}

@@ -214,6 +214,25 @@ PipelineLaw pipeline_law(const plan::Loop& loop, const std::vector<BodyItem>& it
   return law;
 }
 
+// A compiler-pipelined loop's prologue issues the copies of stages - 1 stages of every resident
+// tile before its first MMA (past the loop's end masked, zeros), and those fill shared memory
+// at the SM's fill rate before the loop runs at its pace: cta_phases.py (one wave of
+// 1024x1024 tiles, K of 1-96 k-steps; eight tile configs, 24-144 KiB prefetched) finds each
+// CTA's loop longer than the model's by pipeline_prologue_ns plus those bytes at
+// smem_fill_bandwidth_per_sm, within 0.09 us (mean).
+double prefetch_fill(const plan::Loop& loop, const std::vector<BodyItem>& items, double resident,
+                     const LoopContext& ctx) {
+  const auto& hw = ctx.hw;
+  if (loop.stages < 2 || hw.pipeline_prologue_ns <= 0 || hw.smem_fill_bandwidth_per_sm <= 0) return 0;
+  double stage = 0;
+  for (const auto& it : items)
+    if (it.is_load && it.prefetched)
+      for (auto a : it.action_indices) stage += ctx.program.actions[a].bytes;
+  if (stage <= 0) return 0;
+  const auto ahead = static_cast<double>(loop.stages - 1);
+  return hw.pipeline_prologue_ns * 1e-9 + ahead * resident * stage / hw.smem_fill_bandwidth_per_sm;
+}
+
 }  // namespace
 
 LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const LoopContext& ctx) {
@@ -331,7 +350,9 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   env.steady = steady;
   const std::int64_t filled = std::min(env.depth, env.iterations);
   if (filled >= 1) {
-    env.prologue = out.first_load_latency + out.first_loads + static_cast<double>(filled - 1) * steady;
+    out.prefetch_fill = prefetch_fill(loop, out.items, inter, ctx);
+    env.prologue = out.first_load_latency + out.first_loads + static_cast<double>(filled - 1) * steady +
+                   out.prefetch_fill;
     env.epilogue = out.last_chain;
   }
   out.busy = per_iteration * static_cast<double>(env.iterations);

@@ -79,6 +79,7 @@ WaveTime evaluate_wave(const plan::TileProgram& p, const hw::HardwareSpec& hw,
     if (!loop.parent.empty()) continue;  // nested loops are analysed inside their parent
     LoopAnalysis la = analyze_loop(loop, resident, ctx);
     w.prologue += la.envelope.prologue;
+    if (resident > 1) w.staggered_fill += la.prefetch_fill;
     w.steady += la.envelope.steady_total();
     w.epilogue += la.envelope.epilogue;
     w.busy += la.busy;

@@ -116,6 +116,10 @@ struct HardwareSpec {
   // measured (full overlap).
   double pipeline_mma_exposure = 0;
   double pipeline_mma_exposure_power = 2;
+  // What a compiler-pipelined loop's prologue takes beyond its first round trip and stage:
+  // this, plus the bytes of the stages it prefetches (stages - 1 of every resident tile) at
+  // smem_fill_bandwidth_per_sm (hw_profiles/calibrate/cta_phases.py). 0: not measured.
+  double pipeline_prologue_ns = 0;
   // Tiles of a K loop whose loads queue behind the SM's path from L2 run at different speeds
   // (hw_profiles/calibrate/cta_skew.py: per-CTA start and end times): the relative standard
   // deviation of a tile's time is tile_rate_sd times the share of a load's time in flight

@@ -56,6 +56,7 @@ struct LoopAnalysis {
   double mma_exposed = 0;      // of the steady iteration: MMA the next stage's load does not overlap
   double first_load_latency = 0;
   double first_loads = 0;
+  double prefetch_fill = 0;    // of the prologue: the prefetched stages filling shared memory
   double last_chain = 0;
   std::string limited_by;
   OrderSearchResult search;
