@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A tile's fixed cost, split: the corpus's Triton GEMM kernel with %globaltimer read at the
-start of each CTA, right after its k-loop (the accumulator complete) and after its store of C.
+start of each CTA, right after its k-loop (the accumulator complete) and after its store of C
+(cta_skew.py's timed kernel with PHASES).
 
 `cta_skew.py --set fixed` finds one-wave tiles of 1024x1024 taking 0.1-1.3 us longer than the
 model outside their k-steps (the intercept of time against k-steps). This splits each CTA's
@@ -55,61 +56,8 @@ def summary(path):
 if "--summary" not in sys.argv:
     import torch  # noqa: E402
     import triton  # noqa: E402
-    import triton.language as tl  # noqa: E402
 
-    from cta_skew import FIXED_CASES, _globaltimer, _smid  # noqa: E402
-else:
-    class _NoJit:  # the summary needs no GPU: the kernel below is never built
-        @staticmethod
-        def jit(f):
-            return f
-    class _NoLang:
-        constexpr = int
-    triton, tl = _NoJit(), _NoLang()
-
-
-@triton.jit
-def phased_matmul_kernel(a_ptr, b_ptr, c_ptr, t_ptr, M, N, K,
-                         stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                         GROUP_M: tl.constexpr):
-    t0 = _globaltimer()
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_in_group = GROUP_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-
-    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-    offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-
-    accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-        accumulator = tl.dot(a, b, accumulator)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
-    t_loop = _globaltimer()
-    c = accumulator.to(tl.bfloat16)
-
-    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
-    tl.store(c_ptrs, c, mask=c_mask)
-    t1 = _globaltimer()
-    tl.store(t_ptr + pid * 4, t0)
-    tl.store(t_ptr + pid * 4 + 1, t_loop)
-    tl.store(t_ptr + pid * 4 + 2, t1)
-    tl.store(t_ptr + pid * 4 + 3, _smid().to(tl.int64))
+    from cta_skew import FIXED_CASES, timed_matmul_kernel  # noqa: E402
 
 
 def run_case(case, writer, flush_buf):
@@ -121,10 +69,10 @@ def run_case(case, writer, flush_buf):
     t = torch.zeros(tiles * 4, device="cuda", dtype=torch.int64)
 
     def launch():
-        return phased_matmul_kernel[(tiles,)](a, b, c, t, M, N, K, a.stride(0), a.stride(1),
-                                              b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                                              BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
-                                              num_stages=st, num_warps=w)
+        return timed_matmul_kernel[(tiles,)](a, b, c, t, M, N, K, a.stride(0), a.stride(1),
+                                             b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, PHASES=True,
+                                             num_stages=st, num_warps=w)
     k = launch()
     torch.cuda.synchronize()
     for rep in range(3):

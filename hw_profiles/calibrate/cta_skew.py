@@ -66,11 +66,13 @@ if triton is not None:  # the kernels (the measurement needs a GPU)
                                          is_pure=True, pack=1)
 
 
+    # PHASES (cta_phases.py): a third timestamp after the k-loop; per CTA t_ptr then holds
+    # start, loop end, end and SM (4 slots) instead of start, end and SM (3).
     @triton.jit
     def timed_matmul_kernel(a_ptr, b_ptr, c_ptr, t_ptr, M, N, K,
                             stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                            GROUP_M: tl.constexpr):
+                            GROUP_M: tl.constexpr, PHASES: tl.constexpr):
         t0 = _globaltimer()
         pid = tl.program_id(axis=0)
         num_pid_m = tl.cdiv(M, BLOCK_M)
@@ -95,6 +97,8 @@ if triton is not None:  # the kernels (the measurement needs a GPU)
             accumulator = tl.dot(a, b, accumulator)
             a_ptrs += BLOCK_K * stride_ak
             b_ptrs += BLOCK_K * stride_bk
+        if PHASES:
+            t_loop = _globaltimer()
         c = accumulator.to(tl.bfloat16)
 
         offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -103,9 +107,15 @@ if triton is not None:  # the kernels (the measurement needs a GPU)
         c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
         tl.store(c_ptrs, c, mask=c_mask)
         t1 = _globaltimer()
-        tl.store(t_ptr + pid * 3, t0)
-        tl.store(t_ptr + pid * 3 + 1, t1)
-        tl.store(t_ptr + pid * 3 + 2, _smid().to(tl.int64))
+        if PHASES:
+            tl.store(t_ptr + pid * 4, t0)
+            tl.store(t_ptr + pid * 4 + 1, t_loop)
+            tl.store(t_ptr + pid * 4 + 2, t1)
+            tl.store(t_ptr + pid * 4 + 3, _smid().to(tl.int64))
+        else:
+            tl.store(t_ptr + pid * 3, t0)
+            tl.store(t_ptr + pid * 3 + 1, t1)
+            tl.store(t_ptr + pid * 3 + 2, _smid().to(tl.int64))
 
 
 # (case, M, N, K, block_m, block_n, block_k, group_m, stages, warps)
@@ -168,7 +178,7 @@ def run_case(case, writer, flush_buf):
     def launch():
         return timed_matmul_kernel[(tiles,)](a, b, c, t, M, N, K, a.stride(0), a.stride(1),
                                              b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, PHASES=False,
                                              num_stages=st, num_warps=w)
     k = launch()  # compile and warm up
     torch.cuda.synchronize()
