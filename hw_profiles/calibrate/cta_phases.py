@@ -55,35 +55,15 @@ def summary(path):
 
 if "--summary" not in sys.argv:
     import torch  # noqa: E402
-    import triton  # noqa: E402
 
-    from cta_skew import FIXED_CASES, timed_matmul_kernel  # noqa: E402
+    from cta_skew import FIXED_CASES, timed_launches  # noqa: E402
 
 
 def run_case(case, writer, flush_buf):
     _, M, N, K, bm, bn, bk, gm, st, w = case
-    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
-    c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
-    tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
-    t = torch.zeros(tiles * 4, device="cuda", dtype=torch.int64)
-
-    def launch():
-        return timed_matmul_kernel[(tiles,)](a, b, c, t, M, N, K, a.stride(0), a.stride(1),
-                                             b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, PHASES=True,
-                                             num_stages=st, num_warps=w)
-    k = launch()
-    torch.cuda.synchronize()
-    for rep in range(3):
-        flush_buf.zero_()
-        t.zero_()
-        launch()
-        torch.cuda.synchronize()
-        v = t.view(tiles, 4).cpu().tolist()
-        base = min(r[0] for r in v)
-        for pid, (t0, tl_, t1, sm) in enumerate(v):
-            writer.writerow([M, N, K, bm, bn, bk, gm, st, w, rep, pid, sm, t0 - base, tl_ - base, t1 - base])
+    for rep, k, rows in timed_launches(case, flush_buf, phases=True):
+        for pid, (t0, t_loop, t1, sm) in enumerate(rows):
+            writer.writerow([M, N, K, bm, bn, bk, gm, st, w, rep, pid, sm, t0, t_loop, t1])
     print(M, N, K, f"{bm}x{bn}x{bk}", "g", gm, "s", st, "w", w, "regs", k.n_regs, flush=True)
 
 

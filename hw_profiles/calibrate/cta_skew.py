@@ -167,18 +167,22 @@ FIXED_CASES = [("fixed", 1024, 1024, bk * n, bm, bn, bk, g, s, w)
                for n in (1, 2, 4, 48, 96)]
 
 
-def run_case(case, writer, flush_buf):
-    name, M, N, K, bm, bn, bk, gm, st, w = case
+def timed_launches(case, flush_buf, phases=False):
+    """Three cold launches of the case's timed kernel (do_bench's flush before each): yields
+    (rep, compiled kernel, per-CTA rows [t_start, (t_loop with phases,) t_end, smid]), times in
+    ns after the launch's earliest start."""
+    _, M, N, K, bm, bn, bk, gm, st, w = case
     a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
     tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
-    t = torch.zeros(tiles * 3, device="cuda", dtype=torch.int64)
+    slots = 4 if phases else 3
+    t = torch.zeros(tiles * slots, device="cuda", dtype=torch.int64)
 
     def launch():
         return timed_matmul_kernel[(tiles,)](a, b, c, t, M, N, K, a.stride(0), a.stride(1),
                                              b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, PHASES=False,
+                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm, PHASES=phases,
                                              num_stages=st, num_warps=w)
     k = launch()  # compile and warm up
     torch.cuda.synchronize()
@@ -187,15 +191,21 @@ def run_case(case, writer, flush_buf):
         t.zero_()
         launch()
         torch.cuda.synchronize()
-        v = t.view(tiles, 3).cpu().tolist()
+        v = t.view(tiles, slots).cpu().tolist()
         base = min(r[0] for r in v)
-        for pid, (t0, t1, sm) in enumerate(v):
-            writer.writerow([name, M, N, K, bm, bn, bk, gm, st, w, rep, pid, sm, t0 - base, t1 - base])
-        span = (max(r[1] for r in v) - base) / 1000.0
-        print(name, M, N, K, f"{bm}x{bn}x{bk}", "g", gm, "s", st, "rep", rep, "regs", k.n_regs,
-              "smem", k.metadata.shared, f"span {span:.1f} us", flush=True)
+        yield rep, k, [[x - base for x in r[:-1]] + [r[-1]] for r in v]
     del a, b, c, t
     torch.cuda.empty_cache()
+
+
+def run_case(case, writer, flush_buf):
+    name, M, N, K, bm, bn, bk, gm, st, w = case
+    for rep, k, rows in timed_launches(case, flush_buf):
+        for pid, (t0, t1, sm) in enumerate(rows):
+            writer.writerow([name, M, N, K, bm, bn, bk, gm, st, w, rep, pid, sm, t0, t1])
+        span = max(r[1] for r in rows) / 1000.0
+        print(name, M, N, K, f"{bm}x{bn}x{bk}", "g", gm, "s", st, "rep", rep, "regs", k.n_regs,
+              "smem", k.metadata.shared, f"span {span:.1f} us", flush=True)
 
 
 def fit(path, profile):
