@@ -93,17 +93,16 @@ struct KernelTime {
 
 KernelTime kernel_time(const WavePlan& w, const plan::TileSchedule& schedule) {
   const double nfull = static_cast<double>(w.waves.full_waves);
+  const bool has_tail = w.waves.tail_blocks > 0;
   if (!schedule.persistent) {
     // The first wave's tiles start together and wait for their prefetched stages; a later
     // wave's tiles start as earlier ones end, beside resident tiles in their loops, which hide
     // that fill where an SM holds more than one (cta_phases.py's one-wave grids; the corpus's
     // many-wave grids).
-    const bool tail = w.waves.tail_blocks > 0;
-    const double hidden = nfull > 0 ? (nfull - 1) * w.full.staggered_fill + (tail ? w.tail.staggered_fill : 0.0) : 0.0;
+    const double hidden = nfull > 0 ? (nfull - 1) * w.full.staggered_fill + (has_tail ? w.tail.staggered_fill : 0.0) : 0.0;
     return {nfull * w.full.prologue + w.tail.prologue - hidden, (nfull * w.full.steady + w.tail.steady) * w.imbalance,
             nfull * w.full.epilogue + w.tail.epilogue};
   }
-  const bool has_tail = w.waves.tail_blocks > 0;
   const WaveTime& first = w.waves.full_waves > 0 ? w.full : w.tail;
   const WaveTime& last = has_tail ? w.tail : w.full;
   auto round = [&](const WaveTime& wt) {

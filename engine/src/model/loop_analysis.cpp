@@ -188,21 +188,21 @@ double critical_path(const std::vector<BodyItem>& items, const ActionDag& dag) {
 struct PipelineLaw {
   double round_trip = 0;  // s
   double fill = 0;        // s per iteration of one tile
+  double stage_fill = 0;  // s: of that, the prefetched loads' (a stage the prologue copies)
   double dram = 0;        // s of the SM's DRAM share per iteration of one tile
 };
 PipelineLaw pipeline_law(const plan::Loop& loop, const std::vector<BodyItem>& items, const LoopContext& ctx) {
   const auto& hw = ctx.hw;
   if (loop.stages < 2 || hw.pipeline_round_trip_ns <= 0 || hw.smem_fill_bandwidth_per_sm <= 0) return {};
   PipelineLaw law;
-  double latency = 0, bytes = 0;
-  bool prefetched = false;
+  double latency = 0, bytes = 0, stage = 0;
   for (const auto& it : items) {
     if (!it.is_load) continue;
-    prefetched |= it.prefetched;
     latency = std::max(latency, it.latency);
-    for (auto a : it.action_indices) bytes += ctx.program.actions[a].bytes;
+    for (auto a : it.action_indices) (it.prefetched ? stage : bytes) += ctx.program.actions[a].bytes;
   }
-  if (!prefetched) return {};
+  if (stage <= 0) return {};
+  bytes += stage;
   law.round_trip = hw.pipeline_round_trip_ns * 1e-9;
   if (hw.dram_queue_ns > 0) {
     for (const auto& it : items)
@@ -211,26 +211,8 @@ PipelineLaw pipeline_law(const plan::Loop& loop, const std::vector<BodyItem>& it
     law.round_trip += std::max(0.0, latency - hw.l2.latency_ns * 1e-9);
   }
   law.fill = bytes / hw.smem_fill_bandwidth_per_sm;
+  law.stage_fill = stage / hw.smem_fill_bandwidth_per_sm;
   return law;
-}
-
-// A compiler-pipelined loop's prologue issues the copies of stages - 1 stages of every resident
-// tile before its first MMA (past the loop's end masked, zeros), and those fill shared memory
-// at the SM's fill rate before the loop runs at its pace: cta_phases.py (one wave of
-// 1024x1024 tiles, K of 1-96 k-steps; eight tile configs, 24-144 KiB prefetched) finds each
-// CTA's loop longer than the model's by pipeline_prologue_ns plus those bytes at
-// smem_fill_bandwidth_per_sm, within 0.09 us (mean).
-double prefetch_fill(const plan::Loop& loop, const std::vector<BodyItem>& items, double resident,
-                     const LoopContext& ctx) {
-  const auto& hw = ctx.hw;
-  if (loop.stages < 2 || hw.pipeline_prologue_ns <= 0 || hw.smem_fill_bandwidth_per_sm <= 0) return 0;
-  double stage = 0;
-  for (const auto& it : items)
-    if (it.is_load && it.prefetched)
-      for (auto a : it.action_indices) stage += ctx.program.actions[a].bytes;
-  if (stage <= 0) return 0;
-  const auto ahead = static_cast<double>(loop.stages - 1);
-  return hw.pipeline_prologue_ns * 1e-9 + ahead * resident * stage / hw.smem_fill_bandwidth_per_sm;
 }
 
 }  // namespace
@@ -277,6 +259,13 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   double memory_bound = std::hypot(memory, out.latency_floor);
   double exposed = 0;  // MMA and the next stage's load not overlapped
   if (const PipelineLaw law = pipeline_law(loop, out.items, ctx); law.round_trip > 0) {
+    // The prologue issues the copies of stages - 1 stages of every resident tile before its
+    // first MMA (past the loop's end masked, zeros), and those fill shared memory at the SM's
+    // fill rate before the loop runs at its pace: cta_phases.py (one wave of 1024x1024 tiles,
+    // K of 1-96 k-steps; eight tile configs, 24-144 KiB prefetched) finds each CTA's loop
+    // longer than the model's by pipeline_prologue_ns plus that fill, within 0.09 us (mean).
+    if (ctx.hw.pipeline_prologue_ns > 0)
+      out.prefetch_fill = ctx.hw.pipeline_prologue_ns * 1e-9 + static_cast<double>(loop.stages - 1) * inter * law.stage_fill;
     out.latency_floor = law.round_trip / in_flight;
     // The prologue's first stage arrives after the same loaded round trip (cp.async issue,
     // wait, barrier), not the pointer-chase latency: on pipeline_iteration.csv's 54 loops the
@@ -350,7 +339,6 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   env.steady = steady;
   const std::int64_t filled = std::min(env.depth, env.iterations);
   if (filled >= 1) {
-    out.prefetch_fill = prefetch_fill(loop, out.items, inter, ctx);
     env.prologue = out.first_load_latency + out.first_loads + static_cast<double>(filled - 1) * steady +
                    out.prefetch_fill;
     env.epilogue = out.last_chain;

@@ -125,10 +125,11 @@ SmRates sm_rates(const hw::HardwareSpec& hw, double active_sms, double clock_fac
   // share of the device's async rate, held to what one SM's path carries with that many SMs
   // copying (l2_requests_active.csv: 131 GB/s with 16, 105 with 64, 69 with 132). Without it, the
   // load rate's share and cap scaled by the two rates.
-  const double async_scale = hw.l2.async_bandwidth > 0 && hw.l2.bandwidth > 0 ? hw.l2.async_bandwidth / hw.l2.bandwidth : 1.0;
-  r.l2_async_bytes = r.l2_bytes * async_scale;
   if (!hw.l2.async_per_sm.empty() && hw.l2.async_bandwidth > 0 && active_sms > 0)
     r.l2_async_bytes = std::min(hw.l2.async_bandwidth / active_sms, log_log_at(hw.l2.async_per_sm, active_sms));
+  else
+    r.l2_async_bytes = hw.l2.async_bandwidth > 0 && hw.l2.bandwidth > 0 ? r.l2_bytes * hw.l2.async_bandwidth / hw.l2.bandwidth
+                                                                        : r.l2_bytes;
   r.l2_requests = per_sm_share(hw.l2.requests_per_s, active_sms, 0);
   r.dram_bytes = per_sm_share(hw.dram_bandwidth, active_sms, 0);
   r.tc_flops = clock_factor;  // scaled per dtype in resource_vector
