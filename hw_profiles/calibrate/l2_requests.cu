@@ -90,22 +90,7 @@ float run(const char* buf, unsigned region, int row_a, int row_b, int share, int
   CK(cudaFuncSetAttribute(pull<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   pull<S><<<blocks, kThreads, smem>>>(buf, region, row_a, row_b, share, iters / 4, out);  // L2 fill
   CK(cudaDeviceSynchronize());
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  float best = 1e30f;
-  for (int rep = 0; rep < 5; ++rep) {
-    CK(cudaEventRecord(e0));
-    pull<S><<<blocks, kThreads, smem>>>(buf, region, row_a, row_b, share, iters, out);
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    best = std::min(best, ms);
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  return best;
+  return best_of_ms([&] { pull<S><<<blocks, kThreads, smem>>>(buf, region, row_a, row_b, share, iters, out); });
 }
 
 int requests(int row_bytes) { return (kPartBytes / row_bytes) * ((row_bytes + 127) / 128); }

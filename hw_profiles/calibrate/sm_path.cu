@@ -55,22 +55,7 @@ float run(const int4* buf, int blocks, int iters, int* out, size_t buffer_bytes 
   const size_t vecs = buffer_bytes / 16;
   pull<S><<<blocks, kThreads, smem>>>(buf, vecs, iters / 4, out);  // warm-up, L2 fill
   CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  float best = 1e30f;
-  for (int rep = 0; rep < 5; ++rep) {
-    CK(cudaEventRecord(a));
-    pull<S><<<blocks, kThreads, smem>>>(buf, vecs, iters, out);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    best = std::min(best, ms);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return best;
+  return best_of_ms([&] { pull<S><<<blocks, kThreads, smem>>>(buf, vecs, iters, out); });
 }
 
 int main(int argc, char** argv) {
