@@ -39,15 +39,15 @@ std::size_t column(const std::vector<std::string>& header, const std::string& na
   return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
 }
 
-}  // namespace
+struct Scores {
+  std::size_t rows = 0;
+  double mae = 0, median_dram_error = 0;
+};
 
-TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cache][validation]") {
-  // tests/validation/h200: 1160 Triton GEMM launches under ncu (cold L2). Rows whose shapes
-  // are not 16-element aligned (narrow loads, README there) or that spill registers (local
-  // memory traffic through L2) are outside what the model sees. Regression bounds, not goals:
-  // the model stands at 6.10 pp MAE and 0.10% median DRAM-read error on the other 828 rows
-  // (6.71 pp before the wrapped copies' lookups, ncu_wrapped.csv; 7.07 pp before the tiles'
-  // own speeds, tile_rate_sd; tests/validation/h200/l2_residuals.py).
+// The model's L2 hit rate and DRAM reads on the rows of `files` (tests/validation/h200) that it
+// sees: shapes 16-element aligned (others load narrow, README there) and no register spills
+// (local memory traffic through L2; triton_gemm.csv's n_spills, 0 for configs not in it).
+Scores score(std::initializer_list<const char*> files) {
   const std::string dir = std::string(TILESIGHT_TEST_SOURCE_DIR) + "/tests/validation/h200/";
   std::vector<std::string> th;
   std::map<std::string, long> spills;
@@ -62,7 +62,7 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
   REQUIRE(hw);
   const cache::SdcmCacheModel sdcm({.tile_maps = false});
   std::vector<double> abs_err, dram_err;
-  for (const char* file : {"l2_hit_sweep.csv", "l2_hit_corpus.csv"}) {
+  for (const char* file : files) {
     std::vector<std::string> h;
     for (const auto& r : read_csv(dir + file, h)) {
       auto at = [&](const char* c) { return std::stoll(r[column(h, c)]); };
@@ -75,14 +75,36 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
       dram_err.push_back(std::fabs(t.dram_read_bytes() / std::stod(r[column(h, "dram_read_bytes")]) - 1));
     }
   }
-  if (abs_err.empty()) {
-    WARN("no ncu corpus under " << dir);
-    return;
-  }
+  if (abs_err.empty()) return {};
   std::sort(dram_err.begin(), dram_err.end());
-  const double mae = std::accumulate(abs_err.begin(), abs_err.end(), 0.0) / static_cast<double>(abs_err.size());
-  INFO(abs_err.size() << " rows: MAE " << mae << " pp, median DRAM error " << dram_err[dram_err.size() / 2]);
-  CHECK(abs_err.size() > 800);
-  CHECK(mae < 7.0);
-  CHECK(dram_err[dram_err.size() / 2] < 0.03);
+  return {.rows = abs_err.size(),
+          .mae = std::accumulate(abs_err.begin(), abs_err.end(), 0.0) / static_cast<double>(abs_err.size()),
+          .median_dram_error = dram_err[dram_err.size() / 2]};
+}
+
+}  // namespace
+
+TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cache][validation]") {
+  // 1160 Triton GEMM launches under ncu (cold L2), 828 of them clean. Regression bounds, not
+  // goals: the model stands at 6.10 pp MAE and 0.10% median DRAM-read error (6.71 pp before
+  // the wrapped copies' lookups, ncu_wrapped.csv; 7.07 pp before the tiles' own speeds,
+  // tile_rate_sd; tests/validation/h200/l2_residuals.py).
+  const Scores s = score({"l2_hit_sweep.csv", "l2_hit_corpus.csv"});
+  INFO(s.rows << " rows: MAE " << s.mae << " pp, median DRAM error " << s.median_dram_error);
+  CHECK(s.rows > 800);
+  CHECK(s.mae < 7.0);
+  CHECK(s.median_dram_error < 0.03);
+}
+
+TEST_CASE("L2 hit rate and DRAM reads on shapes outside the ncu corpus", "[cache][validation]") {
+  // l2_hit_calib.csv (ncu_l2.py --set calib, 2026-11-30): 372 launches on six shapes that are
+  // not the corpus's, eight tiles each at 2-5 stages and group_m 1 and 8, measured after the
+  // model of this test's first version was fixed. The model stands at 7.59 pp MAE (bias +4.5:
+  // one-wave grids merge more of their requests than it says, docs/cache-model.md) and 0.1%
+  // median DRAM-read error.
+  const Scores s = score({"l2_hit_calib.csv"});
+  INFO(s.rows << " rows: MAE " << s.mae << " pp, median DRAM error " << s.median_dram_error);
+  CHECK(s.rows > 350);
+  CHECK(s.mae < 8.1);
+  CHECK(s.median_dram_error < 0.03);
 }

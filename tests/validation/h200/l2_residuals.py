@@ -2,9 +2,10 @@
 """Residuals of TileSight's L2 hit rate against the ncu corpus of the H200 (docs/cache-model.md).
 
   python3 tests/validation/h200/l2_residuals.py [--cli build-cache/bin/tilesight-cli]
-          [--out rows.csv] [--all] [--worst 25] [--hand]
+          [--out rows.csv] [--all] [--worst 25] [--hand | --calib]
 
-Predicts every row of l2_hit_sweep.csv + l2_hit_corpus.csv (or l2_hit.csv with --hand) in
+Predicts every row of l2_hit_sweep.csv + l2_hit_corpus.csv (or l2_hit.csv with --hand, or the
+calibration set outside the corpus's shapes, l2_hit_calib.csv, with --calib) in
 one `tilesight-cli predict --jsonl` batch and prints the mean absolute error and bias of
 `l2_hit_rate` against ncu's lts__t_sector_hit_rate, grouped by shape class, tile, group_m,
 stages, K depth (iterations of the K loop), waves, and the worst rows. The clean rows are
@@ -80,11 +81,14 @@ def main():
     ap.add_argument("--out", help="per-row CSV: the key, measured and predicted figures")
     ap.add_argument("--all", action="store_true", help="score every row, not only the clean ones")
     ap.add_argument("--hand", action="store_true", help="l2_hit.csv (29 hand-picked rows) instead")
+    ap.add_argument("--calib", action="store_true",
+                    help="l2_hit_calib.csv (the calibration set outside the corpus's shapes) instead")
     ap.add_argument("--worst", type=int, default=25)
     a = ap.parse_args()
 
     spills = {tuple(int(r[c]) for c in KEY): int(r["n_spills"]) for r in read(os.path.join(HERE, "triton_gemm.csv"))}
-    files = ["l2_hit.csv"] if a.hand else ["l2_hit_sweep.csv", "l2_hit_corpus.csv"]
+    files = (["l2_hit.csv"] if a.hand else ["l2_hit_calib.csv"] if a.calib
+             else ["l2_hit_sweep.csv", "l2_hit_corpus.csv"])
     rows = []
     for f in files:
         for r in read(os.path.join(HERE, f)):

@@ -11,6 +11,9 @@
                                      shape -> DIR/l2_hit_sweep.csv
   python3 ncu_l2.py --set corpus     the same on the other 16 corpus shapes
                                      -> DIR/l2_hit_corpus.csv
+  python3 ncu_l2.py --set calib      a calibration set outside the corpus: CALIB_SHAPES (none
+                                     of them a corpus shape) x CALIB_TILES, each tile at
+                                     2-5 stages and group_m 1 and 8 -> DIR/l2_hit_calib.csv
   python3 ncu_l2.py target [--set S --group G]
                                      launches each config of the group exactly once (same
                                      tutorial matmul kernel as triton_gemm_sweep.py), in order
@@ -71,9 +74,34 @@ SWEEP_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (1024, 28672, 8192),
                 (4096, 14336, 4096)]
 
 
+# "calib" set: shapes that are not in the Triton corpus (square, deep K, LLM-like, skinny M
+# and N, a one-wave deep-K grid), each tile swept over num_stages 2-5 so that what depends on
+# the pipeline depth can be read off shapes the corpus's rows never use.
+CALIB_SHAPES = [(6144, 6144, 6144), (3072, 3072, 12288), (2048, 6144, 4096),
+                (256, 8192, 4096), (8192, 256, 8192), (512, 512, 16384)]
+CALIB_TILES = [(64, 64, 32, 4), (64, 128, 32, 4), (128, 64, 64, 4), (128, 128, 64, 4),
+               (128, 128, 32, 8), (64, 256, 64, 4), (256, 64, 64, 4), (128, 256, 64, 8)]
+
+
+def calib_configs():
+    from triton_gemm_sweep import plausible
+    cfgs = [dict(block_m=bm, block_n=bn, block_k=bk, group_m=gm, stages=st, warps=w)
+            for (bm, bn, bk, w) in CALIB_TILES for gm in (1, 8) for st in (2, 3, 4, 5)]
+    return [c for c in cfgs if plausible(c)]
+
+
+def set_configs(name):
+    if name == "calib":
+        return calib_configs()
+    from triton_gemm_sweep import sample_configs
+    return sample_configs(58)
+
+
 def set_shapes(name):
     if name == "sweep":
         return SWEEP_SHAPES
+    if name == "calib":
+        return CALIB_SHAPES
     from triton_gemm_sweep import SHAPES
     return [s for s in SHAPES if s not in SWEEP_SHAPES]  # "corpus": the other corpus shapes
 
@@ -81,8 +109,7 @@ def set_shapes(name):
 def groups(name):
     if name == "base":
         return [CONFIGS]
-    from triton_gemm_sweep import sample_configs
-    cfgs = sample_configs(58)
+    cfgs = set_configs(name)
     return [[(M, N, K, c["block_m"], c["block_n"], c["block_k"], c["group_m"], c["stages"],
               c["warps"]) for c in cfgs] for (M, N, K) in set_shapes(name)]
 
@@ -198,8 +225,8 @@ def run(args):
         # compile every config first, in parallel, outside ncu (Triton's disk cache is hit
         # by the profiled process)
         try:
-            from triton_gemm_sweep import precompile, sample_configs
-            precompile(sample_configs(58), set_shapes(args.set), 12, time.time() + 120)
+            from triton_gemm_sweep import precompile
+            precompile(set_configs(args.set), set_shapes(args.set), 12, time.time() + 120)
         except Exception as exc:
             print(f"precompile failed: {exc}", flush=True)
     metric_sets = (BASE_METRICS + EXTRA_METRICS, BASE_METRICS)
@@ -255,7 +282,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
     ap.add_argument("--out", default=HERE)
-    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus"])
+    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib"])
     ap.add_argument("--group", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300, help="per ncu invocation, s")
     ap.add_argument("--budget-s", type=float, default=600, help="no new group after this")
