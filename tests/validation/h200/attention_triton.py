@@ -24,6 +24,7 @@ FLOPs: 4*b*h*s*s*d, halved for causal.
 Compilation runs first in parallel worker processes (Triton's disk cache is then hit).
 
 Usage: python3 attention_triton.py --out DIR [--budget-s 180]
+       [--problems B,H,S,D,C;... --name attention_triton_heldout]  (other problems, CSV name)
 """
 import argparse
 import csv
@@ -190,7 +191,14 @@ def main():
     ap.add_argument("--rep", type=float, default=40.0)
     ap.add_argument("--workers", type=int, default=14)
     ap.add_argument("--no-precompile", action="store_true")
+    ap.add_argument("--problems", default="",
+                    help="batch,heads,seq,head_dim,causal;... instead of PROBLEMS")
+    ap.add_argument("--name", default="attention_triton", help="CSV base name")
     args = ap.parse_args()
+    problems = PROBLEMS
+    if args.problems:
+        problems = [tuple(int(x) for x in p.split(",")[:4]) + (p.split(",")[4] in ("1", "True"),)
+                    for p in args.problems.split(";")]
     t_start = time.time()
     deadline = t_start + args.budget_s
     cfgs = configs()
@@ -209,12 +217,12 @@ def main():
     cols = ["batch", "heads", "seq", "head_dim", "causal", "block_m", "block_n", "warps",
             "stages", "dtype", "ms", "tflops", "n_regs", "n_spills", "smem_bytes",
             "max_abs_err"]
-    f = open(os.path.join(args.out, "attention_triton.csv"), "w", newline="")
+    f = open(os.path.join(args.out, f"{args.name}.csv"), "w", newline="")
     f.write(hdr)
     w = csv.writer(f)
     w.writerow(cols)
     f.flush()
-    fs = open(os.path.join(args.out, "attention_triton_skips.csv"), "w", newline="")
+    fs = open(os.path.join(args.out, f"{args.name}_skips.csv"), "w", newline="")
     fs.write(hdr)
     ws = csv.writer(fs)
     ws.writerow(["batch", "heads", "seq", "head_dim", "causal", "block_m", "block_n", "warps",
@@ -228,7 +236,7 @@ def main():
             traceback.print_exc()
 
     n_ok = n_skip = 0
-    for (B, H, S, D, causal) in PROBLEMS:
+    for (B, H, S, D, causal) in problems:
         if time.time() > deadline:
             print(f"time budget reached before problem {(B, H, S, D, causal)}", flush=True)
             break

@@ -12,7 +12,7 @@ SiLU(gate)*up and add, bf16, row-major rows x cols, torch.randn data.
            eager PyTorch runs silu and mul as two kernels, which move 5*R*C*2 bytes)
   kernels, grids, blocks, kernel_us - one call's kernels (torch.profiler chrome trace)
 
-Usage: python3 norms.py --out DIR [--budget-s 40]
+Usage: python3 norms.py --out DIR [--budget-s 40] [--shapes RxC,... --name norms_heldout]
 """
 import argparse
 import csv
@@ -60,10 +60,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
     ap.add_argument("--budget-s", type=float, default=40.0)
+    ap.add_argument("--shapes", default="", help="comma list of RxC (default: SHAPES)")
+    ap.add_argument("--name", default="norms", help="CSV base name")
     args = ap.parse_args()
+    shapes = [tuple(int(x) for x in t.split("x")) for t in args.shapes.split(",")] if args.shapes else SHAPES
     t0 = time.time()
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "norms.csv")
+    path = os.path.join(args.out, f"{args.name}.csv")
     n = 0
     with open(path, "w", newline="") as f:
         f.write(header("tests/validation/h200/norms.py", {
@@ -76,7 +79,7 @@ def main():
         w.writerow(["kernel", "rows", "cols", "dtype", "ms", "gbps", "kernels", "grids",
                     "blocks", "kernel_us"])
         f.flush()
-        for (R, C) in SHAPES:
+        for (R, C) in shapes:
             for kernel in KERNELS:
                 if time.time() - t0 > args.budget_s:
                     break
