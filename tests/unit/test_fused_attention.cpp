@@ -91,29 +91,39 @@ TEST_CASE("a causal grid that fits one wave lasts as long as its longest tile", 
   CHECK(model::tile_imbalance(prog, 16) < 1.1);
 }
 
-TEST_CASE("Triton's 64-row tile on 8 warps splits columns across warp groups", "[attention]") {
-  // wgmma is m64: a 64-row tile has one row slice, so the second warp group takes half the
-  // columns. Q (64 x 128 bf16 = 16 KiB) is read by both column groups, K (64 x 128) once; P
-  // (64 x 64 bf16 = 8 KiB) is stored to SMEM once and read by both groups before PV.
+TEST_CASE("Triton's 64-row tile on 8 warps computes S in both warp groups", "[attention]") {
+  // ncu_attention_split_ptx.csv: each warp group of a 64-row tile on 8 warps computes the whole
+  // of S (12 m64n32k16 a group per key block at block_n 64, d 64) and half of O's columns, with
+  // P from its own registers. d 128: Q and K are 64 x 128 bf16 = 16 KiB each; QK^T's FLOP and
+  // its reads of Q and K count twice, PV's once; nothing is exchanged between the groups.
   auto p = kernels::parse_attention_params(json{{"batch", 4}, {"heads", 32}, {"seq_q", 2048}, {"seq_kv", 2048},
                                                 {"head_dim", 128}, {"mma", "wgmma"}, {"block_m", 64},
                                                 {"block_n", 64}, {"warps", 8}, {"stages", 3}});
   REQUIRE(p);
   const auto prog = kernels::lift_attention(*p);
-  CHECK(action(prog, "gemm_qk").bytes == 2 * 16384 + 16384);
-  CHECK(action(prog, "exchange_p").bytes == 3 * 8192);
-  CHECK(action(prog, "exchange_p").deps == std::vector<std::size_t>{5, 6});
-  const auto& pv = action(prog, "gemm_pv").deps;
-  CHECK(std::find(pv.begin(), pv.end(), prog.actions.size() - 1) != pv.end());
+  CHECK(action(prog, "gemm_qk").bytes == 2 * (16384 + 16384));
+  CHECK(action(prog, "gemm_qk").flops == 2 * 2.0 * 64 * 64 * 128);
+  CHECK(action(prog, "gemm_pv").flops == 2.0 * 64 * 64 * 128);
+  CHECK(action(prog, "gemm_pv").bytes == 16384);
+  CHECK(std::none_of(prog.actions.begin(), prog.actions.end(), [](const auto& a) { return a.barriers > 0; }));
   CHECK_FALSE(prog.find_loop("kv")->overlap_resident);  // fa2 structure: chains take turns
-  // 128 rows on 4 warps: one warp group walks two row slices, reading K once per slice; P stays
-  // in registers.
+  CHECK(prog.find_loop("kv")->copies_after_chain);      // Triton issues K/V copies after the chain
+  const json j = plan::to_json(prog);
+  CHECK(j["loops"][0]["copies_after_chain"] == true);
+  auto back = plan::parse_tile_program(j);
+  REQUIRE(back);
+  CHECK(back->loops[0].copies_after_chain);
+  // 128 rows on 4 warps: one warp group walks two row slices, reading K once per slice.
   auto q = *p;
   q.block_m = 128, q.warps = 4;
   const auto rows = kernels::lift_attention(q);
   CHECK(action(rows, "gemm_qk").bytes == 32768 + 2 * 16384);
+  CHECK(action(rows, "gemm_qk").flops == 2.0 * 128 * 64 * 128);
   CHECK(action(rows, "gemm_pv").bytes == 2 * 16384);
-  CHECK(std::none_of(rows.actions.begin(), rows.actions.end(), [](const auto& a) { return a.name == "exchange_p"; }));
+  // FlashAttention-2's own kernel (mma.sync) keeps its copies ahead of its chain.
+  auto lib = *p;
+  lib.mma = MmaInstruction::kMmaSync;
+  CHECK_FALSE(kernels::lift_attention(lib).find_loop("kv")->copies_after_chain);
 }
 
 TEST_CASE("one warp per scheduler runs a softmax's CUDA-core and SFU work in turn", "[attention][model]") {
@@ -144,6 +154,37 @@ TEST_CASE("one warp per scheduler runs a softmax's CUDA-core and SFU work in tur
   CHECK(steady(1) == Approx(300e-9).epsilon(1e-6));
   prog.resources.warps = 4;
   prog.loops[0].warp_serial_sfu = false;
+  CHECK(steady(1) == Approx(300e-9).epsilon(1e-6));
+}
+
+TEST_CASE("a 2-stage loop that issues its copies after its chain waits for them", "[attention][model]") {
+  // A chain of one 300 ns exp action (SFU only) that takes turns with the resident tiles'. With
+  // copies_after_chain at 2 stages each iteration waits pipeline_late_copy_wait_ns (318 ns)
+  // over the resident tiles: 300 + 318 = 618 ns with one, 300 + 159 = 459 ns with two; at 3
+  // stages a whole iteration covers the copies (300 ns), and without the flag nothing waits.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.sfu_ops_per_s = 4e12;
+  hw.pipeline_late_copy_wait_ns = 318;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.loops = {{"kv", 10, 2, ""}};
+  prog.loops[0].overlap_resident = false;
+  prog.loops[0].copies_after_chain = true;
+  prog.actions = {{.name = "exp", .op = plan::OpKind::kExp, .sfu_ops = 300e-9 * rates.sfu_ops, .loop = "kv",
+                   .dtype = DType::kFP32}};
+  prog.resources.warps = 4;
+  const cache::CacheTraffic traffic;
+  auto steady = [&](std::int64_t resident) {
+    model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates, .resident = resident};
+    return model::analyze_loop(prog.loops[0], resident, ctx).envelope.steady;
+  };
+  CHECK(steady(1) == Approx(618e-9).epsilon(1e-6));
+  CHECK(steady(2) == Approx(459e-9).epsilon(1e-6));
+  prog.loops[0].stages = 3;
+  CHECK(steady(1) == Approx(300e-9).epsilon(1e-6));
+  prog.loops[0].stages = 2;
+  prog.loops[0].copies_after_chain = false;
   CHECK(steady(1) == Approx(300e-9).epsilon(1e-6));
 }
 

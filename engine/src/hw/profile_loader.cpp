@@ -46,7 +46,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 26> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 27> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -63,6 +63,7 @@ constexpr std::array<Field<HardwareSpec>, 26> kTopFields{{
     {"pipeline_mma_exposure", &HardwareSpec::pipeline_mma_exposure, kOptionalNonNegative},
     {"pipeline_mma_exposure_power", &HardwareSpec::pipeline_mma_exposure_power, kOptionalNonNegative},
     {"pipeline_prologue_ns", &HardwareSpec::pipeline_prologue_ns, kOptionalNonNegative},
+    {"pipeline_late_copy_wait_ns", &HardwareSpec::pipeline_late_copy_wait_ns, kOptionalNonNegative},
     {"tile_rate_sd", &HardwareSpec::tile_rate_sd, kOptionalNonNegative},
     {"dram_half_line_efficiency", &HardwareSpec::dram_half_line_efficiency, kOptionalNonNegative},
     {"smem_fill_bandwidth_per_sm", &HardwareSpec::smem_fill_bandwidth_per_sm, kOptionalNonNegative},
@@ -411,6 +412,7 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "pipeline_mma_exposure",
                        "pipeline_mma_exposure_power",
                        "pipeline_prologue_ns",
+                       "pipeline_late_copy_wait_ns",
                        "tile_rate_sd",
                        "dram_half_line_efficiency",
                        "smem_fill_bandwidth_per_sm",

@@ -76,8 +76,13 @@ void lift_tensors(const AttentionParams& p, TileProgram& prog) {
 }
 
 // How a wgmma kernel's warp groups share a tile (Triton's Hopper layout): wgmma is m64, so a
-// block_m-row tile has block_m / 64 row slices; warp groups beyond them split the columns
-// (key block for S, head dim for O) into col_groups.
+// block_m-row tile has block_m / 64 row slices; warp groups beyond them form col_groups. What
+// Triton issues for those (ncu_attention_split.py: the loop's PTX and ncu, 64-row tiles on 8
+// warps at head_dim 64): every column group computes the whole S of its rows (QK^T once per
+// group, at half the key block's width an instruction), runs the softmax on all of it, and
+// takes its share of O's columns in PV (P from its own registers): 12 m64n32k16 a group per
+// key block at block_n 64 where the 4-warp tile issues 8 m64n64k16, and ncu's tensor pipe busy
+// 1.5x as long. Nothing crosses the groups (no more bar.sync than the 4-warp loop's).
 struct WgmmaSplit {
   std::int64_t row_slices = 1, col_groups = 1;
 };
@@ -86,23 +91,6 @@ WgmmaSplit wgmma_split(const AttentionParams& p) {
   if (p.variant != "fa2") return {slices, 1};  // fa3: each consumer warp group owns its rows
   const std::int64_t groups = std::max<std::int64_t>(1, p.warps / 4);
   return {slices, std::max<std::int64_t>(1, groups / slices)};
-}
-
-// Column-split warp groups (e.g. 64 rows on 8 warps) hold disjoint columns of S, but PV needs
-// whole rows of P as its A operand: P goes to SMEM (stored once, read by each column group),
-// an action between the softmax and PV. The row max and the row sum span the groups too: each
-// crosses them through SMEM at a barrier, as the exchange of P does (three barrier phases per
-// key block on the chain).
-void lift_column_split(const AttentionParams& p, TileProgram& prog) {
-  const WgmmaSplit split = wgmma_split(p);
-  if (p.variant != "fa2" || p.mma != MmaInstruction::kWgmma || split.col_groups <= 1) return;
-  const double p_bytes = d(p.block_m * p.block_n) * dtype_bytes(p.dtype);
-  prog.actions.push_back({.name = "exchange_p", .op = OpKind::kFused, .bytes = p_bytes * d(1 + split.col_groups),
-                          .barriers = 1, .deps = {5, 6}, .result_level = Placement::kSmem, .loop = "kv",
-                          .dtype = p.dtype});
-  prog.actions[4].barriers = 1;  // rowmax
-  prog.actions[6].barriers = 1;  // rescale: the running row sum
-  prog.actions[7].deps.push_back(prog.actions.size() - 1);
 }
 
 // Triton's FlashAttention loop on Hopper issues far more CUDA-core work than the online
@@ -157,16 +145,17 @@ void lift_kv_loop(const AttentionParams& p, TileProgram& prog) {
                             .operands = {t}, .bytes = k_bytes, .result_level = Placement::kSmem, .loop = "kv",
                             .dtype = p.dtype});
   // wgmma operand traffic: each 64-row slice's wgmma reads all of its B tile from SMEM, and
-  // each column group reads the A tile (wgmma_split).
+  // each column group computes QK^T whole (wgmma_split), reading Q and all of K.
   const WgmmaSplit split = wgmma_split(p);
-  const double qk_bytes = p.mma == MmaInstruction::kWgmma
-                              ? q_bytes * d(split.col_groups) + k_bytes * d(split.row_slices)
-                              : q_bytes + k_bytes;
+  const double qk_copies = p.mma == MmaInstruction::kWgmma ? d(split.col_groups) : 1.0;
+  const double qk_bytes = p.mma == MmaInstruction::kWgmma ? qk_copies * (q_bytes + k_bytes * d(split.row_slices))
+                                                          : q_bytes + k_bytes;
   const double pv_bytes = p.mma == MmaInstruction::kWgmma ? k_bytes * d(split.row_slices) : k_bytes;
   prog.actions.push_back(mma("gemm_qk", {"Q", "K"}, qk_bytes, {0, 1}));  // 3
+  prog.actions.back().flops *= qk_copies;
   prog.actions.push_back(cuda("rowmax", OpKind::kReduce, scores, 0, {3}));        // 4
   // Triton's column-split tile computes each exp in both column groups (ncu_attention_issue.csv).
-  const double exp_copies = triton_softmax(p) && wgmma_split(p).col_groups > 1 ? 2.0 : 1.0;
+  const double exp_copies = triton_softmax(p) && split.col_groups > 1 ? 2.0 : 1.0;
   prog.actions.push_back(cuda("exp", OpKind::kExp, scores + wgmma_softmax_extra_flops(p, exp_copies),
                               exp_copies * scores, {4}));  // 5
   prog.actions.push_back(cuda("rescale", OpKind::kRescale, scores + bm * hd, bm, {4, 5}));  // 6
@@ -264,6 +253,10 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
     prog.loops[0].chain_groups =
         std::max<std::int64_t>(1, std::min<std::int64_t>(p.block_m / 64, (p.warps - 4) / 4));
   prog.loops[0].warp_serial_sfu = triton_softmax(p) || prog.loops[0].chain_groups > 1;
+  // Triton's loop issues the next key block's K and V copies after its chain (the PV left
+  // running) and waits for them at the top of the next iteration (ncu_attention_split_ptx.csv:
+  // cp.async.wait_group 0 at 2 stages, 2 at 3).
+  prog.loops[0].copies_after_chain = triton_softmax(p);
   // Causal tiles differ in length: the block scheduler's makespan sees each one (waves).
   if (const auto trips = attention_kv_blocks_per_q_block(p);
       p.split_kv == 1 && trips.size() > 1 && trips.front() != trips.back()) {
@@ -282,7 +275,6 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
   else
     lift_kv_loop(p, prog);
   lift_epilogue(p, prog);
-  lift_column_split(p, prog);
   // fa3 (FA3, cuDNN's sm90 kernel): persistent, one block per SM walking tiles with the
   // TMA pipeline kept full across them (attention_README.md: grid 132 x 384 threads). Its
   // scheduler walks the query blocks of a head first, then heads, then batches (FA3's

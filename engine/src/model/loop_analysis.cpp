@@ -323,7 +323,10 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   for (std::size_t k = 0; k < out.items.size(); ++k) out.items[k].chain_offset = offsets[k];
   out.last_chain = loads_on_chain ? 0.0 : out.chain;
 
-  const double steady = std::max(fixed, chain_per_tile);
+  // A 2-stage loop that issues its next stage's copies after its chain waits for them at the
+  // top of the next iteration; the resident tiles' waits overlap as barrier waits do.
+  const double copy_wait = loop.stages == 2 && loop.copies_after_chain ? ctx.hw.pipeline_late_copy_wait_ns * 1e-9 / inter : 0.0;
+  const double steady = std::max(fixed, chain_per_tile + copy_wait);
   out.mma_exposed = chain_per_tile > fixed ? 0.0 : exposed;
   // What sets the steady state: the chain when it is longer than the rest, else the busiest
   // pipeline or the memory path (its latency floor or its transfer), whichever of those two

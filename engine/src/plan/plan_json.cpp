@@ -135,7 +135,7 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
   r.reject_unknown({"name", "trip_count", "stages", "parent", "trips_along", "overlap_resident",
                     "register_loads", "producer_warps", "warp_serial_sfu",
-                    "chain_groups"});
+                    "chain_groups", "copies_after_chain"});
   Loop l;
   l.name = r.string("name").value_or("");
   l.trip_count = r.integer("trip_count", 1, kMaxExtent).value_or(1);
@@ -146,6 +146,7 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   l.producer_warps = r.boolean("producer_warps", false).value_or(false);
   l.warp_serial_sfu = r.boolean("warp_serial_sfu", false).value_or(false);
   l.chain_groups = r.integer("chain_groups", 1, 16, 1).value_or(1);
+  l.copies_after_chain = r.boolean("copies_after_chain", false).value_or(false);
   if (const json* along = r.object("trips_along", false)) {
     FieldReader t{*along, r.field_path("trips_along"), errors};
     t.reject_unknown({"dim", "trips"});
@@ -382,6 +383,7 @@ json to_json(const TileProgram& p) {
     if (l.producer_warps) jl["producer_warps"] = true;
     if (l.warp_serial_sfu) jl["warp_serial_sfu"] = true;
     if (l.chain_groups > 1) jl["chain_groups"] = l.chain_groups;
+    if (l.copies_after_chain) jl["copies_after_chain"] = true;
     j["loops"].push_back(jl);
   }
   j["actions"] = json::array();

@@ -120,6 +120,10 @@ struct HardwareSpec {
   // this, plus the bytes of the stages it prefetches (stages - 1 of every resident tile) at
   // smem_fill_bandwidth_per_sm (hw_profiles/calibrate/cta_phases.py). 0: not measured.
   double pipeline_prologue_ns = 0;
+  // A 2-stage loop that issues its next stage's copies after its chain (Loop::
+  // copies_after_chain) waits this long for them at the top of each iteration, once per
+  // round of its resident tiles (hw_profiles/calibrate/attention_stage_calib.py). 0: no wait.
+  double pipeline_late_copy_wait_ns = 0;
   // Tiles of a K loop whose loads queue behind the SM's path from L2 run at different speeds
   // (hw_profiles/calibrate/cta_skew.py: per-CTA start and end times): the relative standard
   // deviation of a tile's time is tile_rate_sd times the share of a load's time in flight

@@ -178,6 +178,12 @@ struct Loop {
   // SM's iteration then lasts one group's chain (the tile's / chain_groups), and with
   // warp_serial_sfu the softmax runs one warp per scheduler at a time.
   std::int64_t chain_groups = 1;
+  // Whether the loop issues its next stage's copies after its chain rather than before it
+  // (Triton's FlashAttention loop: cp.async after the body's last bar.sync, waited first thing
+  // in the next iteration; ncu_attention_split_ptx.csv). At 2 stages each iteration then waits
+  // for them (HardwareSpec::pipeline_late_copy_wait_ns); with more stages a whole iteration
+  // covers them.
+  bool copies_after_chain = false;
 };
 
 // How blocks map to tiles. A persistent kernel launches one block per resident slot and each
