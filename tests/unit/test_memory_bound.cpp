@@ -154,6 +154,27 @@ TEST_CASE("softmax's register kernel past 4096 columns holds one block per SM", 
   CHECK(kernels::lift_memory_bound(params("softmax", 2048, 14336)).resources.registers_per_thread == 32);
 }
 
+TEST_CASE("softmax of rows up to 2048 runs a warp a row", "[memory_bound]") {
+  // ncu_softmaxw_facts.csv: softmax_warp_forward, blocks of 128 threads holding 4 rows (grid
+  // rows / 4), 80 registers at 2048 columns; 38.0 instructions an element and 1406 a row,
+  // issued in 53.8% of the cycles at 2048 columns: per block of 4 rows x 2048,
+  // (38.0 x 8192 + 4 x 1406) / 0.538 instructions, 2 FLOP each.
+  const auto prog = kernels::lift_memory_bound(params("softmax", 65536, 2048));
+  CHECK(prog.grid.dims[0].extent == 16384);
+  CHECK(prog.resources.warps == 4);
+  CHECK(prog.resources.registers_per_thread == 80);
+  const double flops = action(prog, "reduce").flops + action(prog, "apply").flops;
+  CHECK(flops == Approx(2.0 * (38.0 * 8192 + 4 * 1406) / 0.538));
+  CHECK(action(prog, "load_x").bytes == 4 * 2048 * 2);
+  // Rows of 4 KiB or more (bf16 past 2048, fp32 past 1024) take the 1024-thread block kernel.
+  CHECK(kernels::lift_memory_bound(params("softmax", 65536, 4096)).resources.warps == 32);
+  auto fp32 = params("softmax", 65536, 2048);
+  fp32.dtype = DType::kFP32;
+  CHECK(kernels::lift_memory_bound(fp32).resources.warps == 32);
+  // Up to 128 columns a warp holds two rows: 8 rows a block.
+  CHECK(kernels::lift_memory_bound(params("softmax", 4096, 128)).grid.dims[0].extent == 512);
+}
+
 TEST_CASE("a tile alone on its SM runs its segment's actions in turn", "[memory_bound][model]") {
   // Two tile-body actions, 200 ns of CUDA-core work then 300 ns of SFU work: one tile per SM
   // lasts 500 ns (nothing fills one pipe while the other works); two resident tiles keep the

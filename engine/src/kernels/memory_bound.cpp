@@ -28,7 +28,17 @@ bool elementwise(const MemoryBoundParams& p) {
 bool strided_copy(const MemoryBoundParams& p) {
   return p.kernel == "copy" && p.dims > 1;
 }
-// Elements one tile covers.
+// PyTorch's softmax of rows up to 2048 elements and 4 KiB runs softmax_warp_forward: one warp a
+// row (two of up to 128 elements), four warps a 128-thread block, the row in registers and
+// reduced by shuffles (tests/validation/h200/ncu_softmaxw_facts.csv: grid rows / 4, block 128).
+bool softmax_warp(const MemoryBoundParams& p) {
+  return p.kernel == "softmax" && p.cols <= 2048 && d(p.cols) * dtype_bytes(p.dtype) <= 4096;
+}
+// Rows one tile (a block) covers.
+std::int64_t tile_rows(const MemoryBoundParams& p) {
+  return softmax_warp(p) ? (p.cols <= 128 ? 8 : 4) : 1;
+}
+// Elements one tile covers along a row.
 std::int64_t tile_cols(const MemoryBoundParams& p) {
   return elementwise(p) ? std::min(strided_copy(p) ? kStridedChunk : kChunk, p.cols) : p.cols;
 }
@@ -42,7 +52,9 @@ std::int64_t tile_cols(const MemoryBoundParams& p) {
 //   rmsnorm   vectorized_layer_norm_kernel: 11.76 / element + 15 892 / row (4096: 15.64, 8192: 13.70)
 //   layernorm the same kernel with mean and bias: 29.51 / element + 37 028 / row (38.55, 34.03)
 //   softmax   cunn_SoftMaxForwardReg (rows of up to 8192): 75.24 + 17 367 / row (79.48, 77.36);
-//             cunn_SoftMaxForwardSmem (longer rows): 47.09 + the same per row (14336: 48.30)
+//             cunn_SoftMaxForwardSmem (longer rows): 47.09 + the same per row (14336: 48.30);
+//             softmax_warp_forward (rows of up to 2048, ncu_softmaxw_facts.csv): 38.0 + 1406 / row
+//             (512: 40.75, 1024: 39.38, 2048: 38.69)
 //   silu_mul  eager: SiLU 24.12 then the multiply 7.38 (two kernels, 31.50 together)
 //   add       7.38 / element
 //   copy      strided (elementwise_kernel<128, 4>, direct_copy_kernel_cuda): 54.5 / element
@@ -57,6 +69,15 @@ struct OpCosts {
 OpCosts op_costs(const MemoryBoundParams& p) {
   if (p.kernel == "rmsnorm") return {5.88, 5.88, 15892, 0};
   if (p.kernel == "layernorm") return {14.755, 14.755, 37028, 0};
+  if (softmax_warp(p)) {
+    // The kernel is instantiated for the next power of two of the row (1536 runs 2048's loop,
+    // its registers and occupancy, the elements past the row masked off), and issues at its
+    // measured share of the cycles: 53.8% at 2048 (6 blocks an SM), 76.5% at 1024 (10), 79.6%
+    // at 512 and below (16) (ncu's smsp__issue_active, the mean of 16384 and 65536 rows), so
+    // each instruction holds 1 / that share of an issue slot.
+    const double issue = p.cols > 1024 ? 0.538 : p.cols > 512 ? 0.765 : 0.796;
+    return {19.0 / issue, 19.0 / issue, 1406 / issue, 1};
+  }
   if (p.kernel == "softmax") {
     const double per_element = p.cols <= 8192 ? 75.24 : 47.09;
     return {per_element / 2, per_element / 2, 17367, 1};
@@ -76,6 +97,9 @@ constexpr double kFlopsPerInstruction = 2.0;  // an issue slot, counted as one F
 // wave model charges each wave of these one-load tiles a whole memory latency, which fewer
 // resident tiles would expose (add already reads 1.01-1.21x).
 std::int64_t registers_per_thread(const MemoryBoundParams& p) {
+  // softmax_warp_forward holds its row in registers: 32, 48, 80 at 512, 1024, 2048 columns
+  // (ncu_softmaxw_facts.csv; 16, 10, 6 blocks an SM).
+  if (softmax_warp(p)) return p.cols <= 512 ? 32 : p.cols <= 1024 ? 48 : 80;  // by the padded row
   if (p.kernel == "softmax") return p.cols <= 4096 ? 30 : p.cols <= 8192 ? 37 : 32;
   if (p.kernel == "rmsnorm") return 27;
   if (p.kernel == "copy") return 18;  // ulysses_copies_ncu.csv
@@ -92,7 +116,7 @@ std::int64_t weight_vectors(const MemoryBoundParams& p) {
 }
 
 void lift_tensors(const MemoryBoundParams& p, TileProgram& prog) {
-  const std::vector<std::int64_t> shape = {p.rows, p.cols}, tile = {1, tile_cols(p)};
+  const std::vector<std::int64_t> shape = {p.rows, p.cols}, tile = {tile_rows(p), tile_cols(p)};
   prog.tensors = {{"X", shape, p.dtype}};
   prog.accesses = {{"X", tile, Placement::kDdr, {}, ""}};
   // The norms' second pass reads the row again once the first has reduced it: half a tile
@@ -169,7 +193,7 @@ void lift_row_walk(const MemoryBoundParams& p, TileProgram& prog) {
 }
 
 void lift_actions(const MemoryBoundParams& p, TileProgram& prog) {
-  const double n = d(tile_cols(p)), b = dtype_bytes(p.dtype);
+  const double n = d(tile_rows(p) * tile_cols(p)), b = dtype_bytes(p.dtype);
   const OpCosts c = op_costs(p);
   auto& a = prog.actions;
   a.push_back(load("load_x", "X", n * b, p.dtype));  // 0
@@ -187,7 +211,7 @@ void lift_actions(const MemoryBoundParams& p, TileProgram& prog) {
     // block-wide shuffle/shared-memory combine; norms take one rsqrt per row on the SFU.
     a.push_back({.name = "reduce",
                  .op = OpKind::kReduce,
-                 .flops = kFlopsPerInstruction * (c.reduce * n + c.per_row),
+                 .flops = kFlopsPerInstruction * (c.reduce * n + c.per_row * d(tile_rows(p))),
                  .sfu_ops = p.kernel == "softmax" ? c.sfu * n : 1.0,
                  .deps = {0},
                  .dtype = DType::kFP32});
@@ -274,7 +298,7 @@ plan::TileProgram lift_memory_bound(const MemoryBoundParams& p) {
   prog.kernel = p.kernel;
   prog.name = p.kernel + " " + std::to_string(p.rows) + "x" + std::to_string(p.cols) + " " +
               std::string(dtype_name(p.dtype));
-  prog.grid.dims = {{"row", p.rows}};
+  prog.grid.dims = {{"row", ceil_div(p.rows, tile_rows(p))}};
   if (elementwise(p)) prog.grid.dims.push_back({"chunk", ceil_div(p.cols, tile_cols(p))});
   lift_tensors(p, prog);
   if (row_walk(p))
@@ -283,9 +307,10 @@ plan::TileProgram lift_memory_bound(const MemoryBoundParams& p) {
     lift_actions(p, prog);
   else
     lift_unfused_silu_mul(p, prog);
-  // PyTorch's launch shapes (attention_README.md): 128 threads for the norms and the
-  // elementwise ops, 1024 for softmax; rows are held in registers, no shared-memory staging.
-  const std::int64_t warps = p.kernel == "softmax" ? 32 : 4;
+  // PyTorch's launch shapes (attention_README.md): 128 threads for the norms, the elementwise
+  // ops and the warp softmax, 1024 for the block softmax; rows are held in registers, no
+  // shared-memory staging.
+  const std::int64_t warps = p.kernel == "softmax" && !softmax_warp(p) ? 32 : 4;
   prog.resources = {0, registers_per_thread(p), warps};
   return prog;
 }

@@ -11,6 +11,7 @@ Sets:
   spills - Triton GEMM configs that spill registers, with local-memory metrics
   staged - 3000x5000x2048 and 2500x7000x3000 configs with an operand staged through registers
           whose time the stage count moves 1.7x (64x64x128 w8: 1050 us at 2 stages, 1801 at 5)
+  softmaxw - softmax of rows of 512-2048 bf16 (PyTorch's softmax_warp_forward, a warp a row)
   stages - the same BLOCK_K 32 tile configs at 2 to 5 stages, where more stages measure slower
           in triton_gemm.csv on compute-heavy shapes and faster on latency-bound ones
   gemm  - Triton tutorial-03 GEMM configs of triton_gemm.csv whose predictions differ most
@@ -105,6 +106,18 @@ STAGED_CASES = [
 ]
 
 
+# PyTorch's softmax of rows up to 2048 bf16 elements (4 KiB) runs softmax_warp_forward, one
+# warp a row, not the 1024-thread block of norms.csv's rows (none that short there).
+SOFTMAX_WARP_SHAPES = [(16384, 512), (16384, 1024), (16384, 2048), (65536, 512), (65536, 1024),
+                       (65536, 2048)]
+
+
+def softmax_warp_cases():
+    from norms import make
+    for (R, C) in SOFTMAX_WARP_SHAPES:
+        yield f"softmax rows={R} cols={C} bf16", (lambda R=R, C=C: make("softmax", R, C)[0])
+
+
 def norms_cases():
     from norms import SHAPES, KERNELS, make
     for (R, C) in SHAPES:
@@ -126,9 +139,10 @@ def gemm_cases(cases=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged"], required=True)
+    ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged", "softmaxw"], required=True)
     args = ap.parse_args()
     cases = (norms_cases() if args.set == "norms" else
+             softmax_warp_cases() if args.set == "softmaxw" else
              gemm_cases(SPILL_CASES) if args.set == "spills" else
              gemm_cases(EXTRA_CASES) if args.set == "extra" else
              gemm_cases(STAGE_CASES) if args.set == "stages" else
