@@ -12,6 +12,7 @@ Sets:
   staged - 3000x5000x2048 and 2500x7000x3000 configs with an operand staged through registers
           whose time the stage count moves 1.7x (64x64x128 w8: 1050 us at 2 stages, 1801 at 5)
   softmaxw - softmax of rows of 512-2048 bf16 (PyTorch's softmax_warp_forward, a warp a row)
+  shortrows - rms_norm, layer_norm and add of rows of 512-2048 bf16
   stages - the same BLOCK_K 32 tile configs at 2 to 5 stages, where more stages measure slower
           in triton_gemm.csv on compute-heavy shapes and faster on latency-bound ones
   gemm  - Triton tutorial-03 GEMM configs of triton_gemm.csv whose predictions differ most
@@ -118,6 +119,18 @@ def softmax_warp_cases():
         yield f"softmax rows={R} cols={C} bf16", (lambda R=R, C=C: make("softmax", R, C)[0])
 
 
+# The norms and add on rows of 512-2048 (norms.csv's rows are 4096 and longer): whether the
+# per-row instruction count measured there holds for short rows.
+SHORT_ROW_SHAPES = [(16384, 512), (16384, 1024), (16384, 2048)]
+
+
+def short_row_cases():
+    from norms import make
+    for (R, C) in SHORT_ROW_SHAPES:
+        for k in ("rmsnorm", "layernorm", "add"):
+            yield f"{k} rows={R} cols={C} bf16", (lambda k=k, R=R, C=C: make(k, R, C)[0])
+
+
 def norms_cases():
     from norms import SHAPES, KERNELS, make
     for (R, C) in SHAPES:
@@ -139,10 +152,11 @@ def gemm_cases(cases=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged", "softmaxw"], required=True)
+    ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged", "softmaxw", "shortrows"], required=True)
     args = ap.parse_args()
     cases = (norms_cases() if args.set == "norms" else
              softmax_warp_cases() if args.set == "softmaxw" else
+             short_row_cases() if args.set == "shortrows" else
              gemm_cases(SPILL_CASES) if args.set == "spills" else
              gemm_cases(EXTRA_CASES) if args.set == "extra" else
              gemm_cases(STAGE_CASES) if args.set == "stages" else
