@@ -14,8 +14,9 @@ struct WaveTime {
   double head = 0;      // tile-body actions before the loops, all resident tiles
   double tail = 0;      // tile-body actions after the loops (epilogue stores)
   double prologue = 0;  // head + loops' prologues
-  double staggered_fill = 0;  // of the prologue: the prefetch fill a wave's tiles hide under
-                              // each other's loops when they start apart (resident > 1)
+  double staggered_fill = 0;  // of the prologue: what a wave's tiles hide under each other's
+                              // work when they start apart (resident > 1): the prefetch fill,
+                              // a loop-free tile's or a row walk's first memory latency
   double steady = 0;    // loops' steady iterations
   double epilogue = 0;  // loops' epilogues + tail
   ResourceVector busy;  // seconds each resource is busy on one SM during the wave
