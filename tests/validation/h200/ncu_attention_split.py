@@ -18,7 +18,6 @@ Usage: python3 ncu_attention_split.py --ptx DIR ; python3 ncu_attention_split.py
 """
 import argparse
 import csv
-import io
 import os
 import shutil
 import subprocess
@@ -109,16 +108,6 @@ def summarize_ptx(out):
                                   ptx.count("cp.async.cg") + ptx.count("cp.async.ca"), ptx.count("bar.sync")])
 
 
-def parse(text):
-    lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
-    if start is None:
-        return []
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
-    header, data = rows[0], rows[2:]
-    return [dict(zip(header, r)) for r in data if len(r) == len(header)]
-
-
 def profile(out):
     os.makedirs(out, exist_ok=True)
     ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
@@ -128,7 +117,8 @@ def profile(out):
            os.path.abspath(__file__), "--target"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=500)
     print("rc", p.returncode, p.stderr[-1500:], flush=True)
-    rows = parse(open(raw).read())
+    from ncu_run import parse_ncu
+    rows = parse_ncu(open(raw).read())
     from envinfo import header_lines
     with open(os.path.join(out, "ncu_attention_split.csv"), "w", newline="") as f:
         f.write(header_lines("tests/validation/h200/ncu_attention_split.py"))
@@ -137,7 +127,7 @@ def profile(out):
         wr = csv.writer(f)
         wr.writerow(["block_m", "block_n", "warps", "stages"] + KEEP)
         for c, r in zip(CONFIGS, rows):
-            wr.writerow(list(c) + [r.get(m, "").replace(",", "") for m in KEEP])
+            wr.writerow(list(c) + [f"{r[m]:.6g}" if isinstance(r.get(m), float) else r.get(m, "") for m in KEEP])
     print("kernels", len(rows), flush=True)
 
 
