@@ -25,6 +25,14 @@ const plan::TileAction& action(const plan::TileProgram& prog, const std::string&
   return *it;
 }
 
+// The steady iteration of a program's first loop with `resident` tiles on each of 132 SMs.
+double loop_steady(const plan::TileProgram& prog, const hw::HardwareSpec& hw, std::int64_t resident) {
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  const cache::CacheTraffic traffic;
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates, .resident = resident};
+  return model::analyze_loop(prog.loops[0], resident, ctx).envelope.steady;
+}
+
 }  // namespace
 
 TEST_CASE("fa4 charges the softmax and correction TMEM traffic of §3.2", "[attention][fa4]") {
@@ -143,11 +151,7 @@ TEST_CASE("one warp per scheduler runs a softmax's CUDA-core and SFU work in tur
   prog.actions = {{.name = "exp", .op = plan::OpKind::kExp, .flops = 200e-9 * rates.cuda_flops,
                    .sfu_ops = 300e-9 * rates.sfu_ops, .loop = "kv", .dtype = DType::kFP32}};
   prog.resources.warps = 4;
-  const cache::CacheTraffic traffic;
-  auto steady = [&](std::int64_t resident) {
-    model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates, .resident = resident};
-    return model::analyze_loop(prog.loops[0], resident, ctx).envelope.steady;
-  };
+  auto steady = [&](std::int64_t resident) { return loop_steady(prog, hw, resident); };
   CHECK(steady(1) == Approx(500e-9).epsilon(1e-6));
   CHECK(steady(2) == Approx(300e-9).epsilon(1e-6));
   prog.resources.warps = 8;
@@ -174,11 +178,7 @@ TEST_CASE("a 2-stage loop that issues its copies after its chain waits for them"
   prog.actions = {{.name = "exp", .op = plan::OpKind::kExp, .sfu_ops = 300e-9 * rates.sfu_ops, .loop = "kv",
                    .dtype = DType::kFP32}};
   prog.resources.warps = 4;
-  const cache::CacheTraffic traffic;
-  auto steady = [&](std::int64_t resident) {
-    model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates, .resident = resident};
-    return model::analyze_loop(prog.loops[0], resident, ctx).envelope.steady;
-  };
+  auto steady = [&](std::int64_t resident) { return loop_steady(prog, hw, resident); };
   CHECK(steady(1) == Approx(618e-9).epsilon(1e-6));
   CHECK(steady(2) == Approx(459e-9).epsilon(1e-6));
   prog.loops[0].stages = 3;
@@ -213,11 +213,7 @@ TEST_CASE("interleaved warp-group chains and a lone warp's softmax", "[attention
                    .sfu_ops = 300e-9 * rates.sfu_ops, .deps = {0}, .loop = "kv", .dtype = DType::kFP32},
                   {.name = "gemm_pv", .op = plan::OpKind::kMmaTc, .flops = 400e-9 * tc, .deps = {1}, .loop = "kv"}};
   prog.resources.warps = 12;
-  const cache::CacheTraffic traffic;
-  auto steady = [&]() {
-    model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates, .resident = 1};
-    return model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady;
-  };
+  auto steady = [&]() { return loop_steady(prog, hw, 1); };
   CHECK(steady() == Approx((400e-9 + 870e-9 + 400e-9) / 2).epsilon(1e-6));
   hw.lone_warp_softmax_sfu_multiple = 0;
   CHECK(steady() == Approx(800e-9).epsilon(1e-6));  // (400 + 500 + 400) / 2 = 650 < tensor 800
