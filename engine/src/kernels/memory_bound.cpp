@@ -98,9 +98,8 @@ constexpr double kFlopsPerInstruction = 2.0;  // an issue slot, counted as one F
 // kernel holds 8 elements per thread past 4096 columns (cunn_SoftMaxForwardReg<..., 8>), 37
 // registers, so one 1024-thread block per SM instead of two (30 at 4096 columns; the
 // shared-memory kernel of longer rows 32). The norms (27, 32) reach 16 blocks either way. The
-// elementwise kernels' 32-40 (12 of 16 blocks for add and the multiply) are left at 32: the
-// wave model charges each wave of these one-load tiles a whole memory latency, which fewer
-// resident tiles would expose (add already reads 1.01-1.21x).
+// elementwise kernels' 32-40 (12 of 16 blocks for add and the multiply) are left at 32: with
+// their measured 34 the three norms sets move by at most 0.08 points (2026-11-30).
 std::int64_t registers_per_thread(const MemoryBoundParams& p) {
   // softmax_warp_forward holds its row in registers: 32, 48, 80 at 512, 1024, 2048 columns
   // (ncu_softmaxw_facts.csv; 16, 10, 6 blocks an SM).
