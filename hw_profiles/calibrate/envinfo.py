@@ -53,7 +53,8 @@ def header_lines(script="", extra=None):
     d = env_dict(script)
     if extra:
         d.update(extra)
-    return "".join(f"# {k}: {v}\n" for k, v in d.items())
+    # A value of several lines (nvidia-smi on a host of several GPUs) keeps every line a comment.
+    return "".join(f"# {k}: " + str(v).replace("\n", "\n#   ") + "\n" for k, v in d.items())
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ TEST_CASE("FA2 hd128 lifts to the hand-written example's tile program", "[attent
   CHECK(action(prog, "exp").sfu_ops == 128 * 64);
   CHECK(action(prog, "rescale").flops == 128 * 64 + 128 * 128);
   CHECK(action(prog, "store_o").bytes == 128 * 128 * 2);
-  CHECK(prog.resources.smem_bytes == 98304);  // Q + 2 stages x (K + V)
+  CHECK(prog.resources.smem_bytes == 65536);  // Q + one K and one V tile (the library's buffers)
   // Whole grid: 4 b h s^2 d tensor-core flops; K and V read once per query block.
   double mma_flops = 0;
   for (const auto& a : prog.actions)
@@ -152,7 +152,7 @@ TEST_CASE("decode folds the GQA group and splits the key loop", "[attention]") {
   const auto prog = kernels::lift_attention(p);
   CHECK(prog.launches == 2);
   CHECK(prog.grid.tiles() == 4 * 8);  // splits x kv heads, one query block
-  CHECK(prog.find_loop("kv")->trip_count == 8192 / 64 / 4);
+  CHECK(prog.find_loop("kv")->trip_count == 8192 / 128 / 4);  // the split kernel's 128-key blocks
   CHECK(action(prog, "load_q").bytes == 4 * 128 * 2);
   CHECK(action(prog, "store_partial").bytes == 4 * 128 * 4 + 4 * 4);
   CHECK(action(prog, "store_o").bytes == 4 * 128 * 2 / 4.0);
@@ -164,13 +164,46 @@ TEST_CASE("decode folds the GQA group and splits the key loop", "[attention]") {
                                                     {"head_dim", 128}}));
   CHECK(whole.launches == 1);
   CHECK(whole.find_loop("kv")->trip_count == 128);
-  auto automatic = parse({{"batch", 1},
-                          {"heads", 32},
-                          {"seq_q", 1},
-                          {"seq_kv", 8192},
-                          {"head_dim", 128},
-                          {"split_kv", true}});
-  CHECK(automatic.split_kv == 4);  // 32 tiles -> 128 target
+  // The 4-way split's combine walks its partials one split after another: 3 more L2 round trips.
+  CHECK(action(prog, "combine_partials").chained_l2_loads == 3);
+  CHECK(action(whole, "store_o").chained_l2_loads == 0);
+}
+
+TEST_CASE("split_kv: true splits as FlashAttention-2's heuristic does, on its split kernel's tiles", "[attention]") {
+  // The grids measured on the H200 (attention_README.md, llm_decode_kernels.csv): FA2's
+  // num_splits_heuristic over twice the 132 SMs gives every one of them.
+  auto split = [](std::int64_t batch, std::int64_t heads, std::int64_t kv, std::int64_t seq_kv, std::int64_t d) {
+    return parse({{"batch", batch}, {"heads", heads}, {"kv_heads", kv}, {"seq_q", 1}, {"seq_kv", seq_kv},
+                  {"head_dim", d}, {"split_kv", true}});
+  };
+  for (std::int64_t seq : {4096, 8192, 16384, 32768}) CHECK(split(1, 32, 32, seq, 128).split_kv == 7);
+  CHECK(split(1, 32, 8, 1024, 128).split_kv == 8);
+  CHECK(split(1, 32, 8, 8192, 128).split_kv == 32);
+  CHECK(split(1, 32, 8, 32768, 128).split_kv == 29);
+  CHECK(split(8, 32, 8, 4096, 128).split_kv == 4);
+  CHECK(split(32, 32, 8, 4096, 128).split_kv == 1);  // 256 tiles fill 80% of 264 slots: no split
+  CHECK(split(8, 32, 32, 4096, 128).split_kv == 1);
+  CHECK(split(1, 32, 32, 32768, 64).split_kv == 7);
+  // The split kernel's tiles: 64 rows, 128 keys at head dim 128, 256 at 64 (its traits).
+  CHECK(split(1, 32, 32, 8192, 128).block_m == 64);
+  CHECK(split(1, 32, 32, 8192, 128).block_n == 128);
+  CHECK(split(1, 32, 32, 8192, 64).block_n == 256);
+  // Unsplit, the plain kernel's own (128 x 64 at head dim 128).
+  CHECK(split(32, 32, 8, 4096, 128).block_m == 128);
+  CHECK(split(32, 32, 8, 4096, 128).block_n == 64);
+  // One K and one V buffer whatever the stages: 64 x 128 x 2 B of Q + 2 x 128 x 128 x 2 B = 80 KiB.
+  CHECK(kernels::attention_smem_bytes(split(1, 32, 32, 8192, 128)) == 80 * 1024);
+  // Its loop waits for K and for V apart; Triton's wgmma loop (a software pipeline) does not.
+  CHECK(kernels::lift_attention(split(1, 32, 32, 8192, 128)).find_loop("kv")->loads_wait_apart);
+  json triton = {{"batch", 1}, {"heads", 32}, {"seq_q", 1}, {"seq_kv", 8192}, {"head_dim", 128}, {"mma", "wgmma"}};
+  CHECK_FALSE(kernels::lift_attention(parse(triton)).find_loop("kv")->loads_wait_apart);
+  CHECK(kernels::attention_smem_bytes(parse(triton)) == (128 * 128 + 2 * 2 * 64 * 128) * 2);
+  // The plan format carries both (docs/plan-format.md).
+  const auto prog = kernels::lift_attention(split(1, 32, 8, 8192, 128));
+  auto back = plan::parse_tile_program(plan::to_json(prog));
+  REQUIRE(back);
+  CHECK(back->find_loop("kv")->loads_wait_apart);
+  CHECK(action(*back, "combine_partials").chained_l2_loads == 31);
 }
 
 TEST_CASE("fa3 runs the chain per consumer warp group, two interleaved, and defaults to wgmma", "[attention]") {

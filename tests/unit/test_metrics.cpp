@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <fstream>
 
+#include "tilesight/hw/profile_loader.h"
 #include "tilesight/validate/corpus.h"
+#include "tilesight/validate/corpus_report.h"
 #include "tilesight/validate/metrics.h"
 
 using namespace tilesight::validate;
@@ -33,6 +35,31 @@ TEST_CASE("top-5% retention", "[validate]") {
   }
   CHECK(top_retention(pred, meas, 0.05) == Approx(1.2));
   CHECK(top_retention(pred, meas, 0.40) == Approx(1.0));  // the top 8 include index 7
+}
+
+TEST_CASE("decode corpus rows become llm_decode instances, predicted on a one-GPU profile", "[validate][serve]") {
+  // llm_decode.csv's columns: the model's dimensions go into params.model.
+  const std::string path = "test_decode_corpus_tmp.csv";
+  {
+    std::ofstream f(path);
+    f << "model,layers,hidden,heads,kv_heads,head_dim,ffn,vocab,batch,ctx,tp,dtype,gqa,us\n"
+      << "llama3_8b,32,4096,32,8,128,14336,128256,1,1024,1,bf16,native,4989.67\n";
+  }
+  auto corpus = read_corpus(path, "h200", "llm_decode");
+  std::remove(path.c_str());
+  REQUIRE(corpus.ok());
+  REQUIRE(corpus->rows.size() == 1);
+  const auto& params = corpus->rows[0].plan["params"];
+  CHECK(params["model"]["layers"] == 32);
+  CHECK(params["model"]["kv_heads"] == 8);
+  CHECK(params["model"]["vocab"] == 128256);
+  CHECK(params["ctx"] == 1024);
+  CHECK_FALSE(params.contains("heads"));
+  CHECK(corpus->rows[0].group == "llm_decode batch=1 ctx=1024 tp=1 bf16");
+  // One step of 32 layers streams about 16 GB of weights: milliseconds, within the measured's reach.
+  const auto report = predict_corpus(*corpus, *tilesight::hw::load_profile("h200"));
+  REQUIRE(report.scored.size() == 1);
+  CHECK(report.scored[0].predicted_us == Approx(4989.67).epsilon(0.15));
 }
 
 TEST_CASE("corpus rows become gemm template instances", "[validate]") {

@@ -111,6 +111,43 @@ TEST_CASE("spill reloads wait one L2 round trip each on the loop's chain", "[mod
   CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(100e-9).epsilon(1e-6));
 }
 
+TEST_CASE("a load chained to loads before it waits an L2 round trip for each", "[model]") {
+  // A load of a tensor the cache model has no traffic for comes from DRAM (600 ns); walking 6
+  // more loads of data just written adds 6 L2 round trips: 600 + 6 x 200 = 1800 ns.
+  hw::HardwareSpec hw;
+  hw.l2.latency_ns = 200;
+  hw.dram_latency_ns = 600;
+  const cache::CacheTraffic traffic;
+  plan::TileAction a{.name = "combine", .op = plan::OpKind::kLoad, .operands = {"P"}, .bytes = 1024,
+                     .chained_l2_loads = 6};
+  CHECK(model::load_latency_s(a, hw, traffic) == Approx(1800e-9));
+  a.chained_l2_loads = 0;
+  CHECK(model::load_latency_s(a, hw, traffic) == Approx(600e-9));
+}
+
+TEST_CASE("a loop whose loads wait apart keeps half the loads in flight of a 2-stage pipeline", "[model]") {
+  // FlashAttention-2's loop waits for V before PV and for the next K before the next QK^T: one
+  // of its two tiles in flight. One tile an SM, 2 stages, a 1 us load: the latency floor is the
+  // load's latency over the loads in flight, 1 us pipelined, 2 us waited apart.
+  hw::HardwareSpec hw;
+  hw.sm_count = 132;
+  hw.l2.latency_ns = 1000;
+  hw.dram_latency_ns = 1000;
+  hw.cuda_fp32_flops_per_s = 132e12;
+  const auto rates = model::sm_rates(hw, 132, 1.0);
+  plan::TileProgram prog;
+  prog.loops = {{"kv", 10, 2, ""}};
+  prog.actions = {{.name = "load", .op = plan::OpKind::kLoad, .operands = {"K"}, .bytes = 64,
+                   .result_level = plan::Placement::kSmem, .loop = "kv", .dtype = DType::kBF16},
+                  {.name = "use", .op = plan::OpKind::kMmaCuda, .flops = 1, .deps = {0}, .loop = "kv",
+                   .dtype = DType::kFP32}};
+  const cache::CacheTraffic traffic;
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = rates};
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).latency_floor == Approx(1e-6));
+  prog.loops[0].loads_wait_apart = true;
+  CHECK(model::analyze_loop(prog.loops[0], 1, ctx).latency_floor == Approx(2e-6));
+}
+
 namespace {
 
 // 132 SMs, 1 TFLOP/s of bf16 tensor cores and an L2 path of 20 GB/s each, SMEM out of the way.

@@ -1,6 +1,7 @@
 // Communication overlapped with computation (model/overlap.h) against hand-drawn schedules,
 // and the fused templates' bounds: max(compute, communication) <= T <= their sum.
 #include <catch2/catch.hpp>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tilesight/model/distributed.h"
@@ -181,6 +182,38 @@ TEST_CASE("llm_decode adds its kernels and collectives into a step", "[net][serv
   auto bad = predict_distributed(big, "");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.errors()[0].path == "params.dp");
+}
+
+TEST_CASE("llm_decode runs on one GPU's profile: its step is PyTorch's kernels back to back", "[serve]") {
+  // Llama-3-8B on one H200 (tests/validation/h200/llm_decode.csv, 4.99 ms measured at batch 1).
+  nlohmann::json model = {{"layers", 32},    {"hidden", 4096}, {"heads", 32},    {"kv_heads", 8},
+                          {"head_dim", 128}, {"ffn", 14336},   {"vocab", 128256}};
+  nlohmann::json doc = {{"kernel", "llm_decode"},
+                        {"hardware", "h200"},
+                        {"params", {{"model", model}, {"batch", 1}, {"ctx", 1024}}}};
+  auto p = predict_distributed(doc, "");
+  INFO((p.ok() ? "" : p.error_text()));
+  REQUIRE(p.ok());
+  CHECK(p->network.empty());
+  std::map<std::string, double> op;
+  for (const auto& [name, us] : p->serve.per_layer_us) op[name] = us;
+  // Each layer adds its two residuals in kernels of their own, and runs F.silu(g) * u as two
+  // kernels: at least two dependent launches of the graph (0.68 us each).
+  CHECK(op.count("residual add (attention)") == 1);
+  CHECK(op.count("residual add (mlp)") == 1);
+  CHECK(op["silu_mul"] > 2 * 0.68);
+  // The weights, 15 GB, stream at most at the H200's 4.4 TB/s.
+  CHECK(p->serve.step_us > 15.0e9 / 4.4e12 * 1e6);
+  // More than one GPU's worth of parallelism is an error on that profile.
+  doc["params"]["tp"] = 2;
+  auto two = predict_distributed(doc, "");
+  REQUIRE_FALSE(two.ok());
+  CHECK(two.errors()[0].path == "params.dp");
+  // Collectives still need a system profile.
+  nlohmann::json coll = {{"kernel", "all_reduce"}, {"hardware", "h200"}, {"params", {{"bytes", 1024}, {"devices", 2}}}};
+  auto bad = predict_distributed(coll, "");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors()[0].path == "hardware");
 }
 
 TEST_CASE("llm_decode's collectives are inferred from where its tensors live", "[net][serve]") {

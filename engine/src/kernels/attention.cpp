@@ -116,11 +116,48 @@ void read_kernel_config(FieldReader& f, AttentionParams& p, Errors& errors) {
                       "fa3 needs a producer warp group plus consumers: more than 4 warps"});
 }
 
+// FlashAttention-2's split-KV kernel (flash_fwd_launch_template.h) runs 64-row tiles of 4 warps
+// with 256 keys a block at head dims up to 64, 128 up to 128 and 64 beyond (attention_README.md:
+// `flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>>`, `<64, 64, 256, 4>`).
+constexpr std::int64_t kFa2SplitBlockM = 64;
+std::int64_t fa2_split_block_n(std::int64_t head_dim) { return head_dim <= 64 ? 256 : head_dim <= 128 ? 128 : 64; }
+
+// FA2's num_splits_heuristic (flash_api.cpp), as the library runs it: one split when the
+// (batch, head, 64-row block) tiles nearly fill twice the SMs; otherwise the fewest splits whose
+// wave efficiency (tiles / slots over whole waves) reaches 85% of the best, among the counts
+// that change the key blocks per split. Measured grids (attention_README.md,
+// llm_decode_kernels.csv): 32 heads at batch 1 split 7 ways at every KV length; 8 GQA heads
+// 8 ways at 1024 keys, 32 at 8192, 29 at 32768; batch 8 of 8 heads 4 ways; batch 32 not at all.
+constexpr std::int64_t kFa2SplitSlots = 2 * 132;  // twice the SMs of the H100/H200 it is tuned on
+std::int64_t fa2_split_count(const AttentionParams& p) {
+  const std::int64_t tiles = p.batch * grid_heads(p) * ceil_div(query_rows(p), kFa2SplitBlockM);
+  const std::int64_t blocks = ceil_div(p.seq_kv, fa2_split_block_n(p.head_dim));
+  if (static_cast<double>(tiles) >= 0.8 * static_cast<double>(kFa2SplitSlots)) return 1;
+  const std::int64_t most = std::min<std::int64_t>({128, kFa2SplitSlots, blocks});
+  auto eligible = [&](std::int64_t s) { return s == 1 || ceil_div(blocks, s) != ceil_div(blocks, s - 1); };
+  auto efficiency = [&](std::int64_t s) {
+    const double waves = static_cast<double>(tiles * s) / static_cast<double>(kFa2SplitSlots);
+    return waves / std::ceil(waves);
+  };
+  double best = 0;
+  for (std::int64_t s = 1; s <= most; ++s)
+    if (eligible(s)) best = std::max(best, efficiency(s));
+  for (std::int64_t s = 1; s <= most; ++s)
+    if (eligible(s) && efficiency(s) >= 0.85 * best) return s;
+  return 1;
+}
+
 void read_split(FieldReader& f, AttentionParams& p) {
+  const bool fa2_library = p.variant == "fa2" && p.mma == MmaInstruction::kMmaSync;
   if (f.has("split_kv") && f.obj.at("split_kv").is_boolean())
-    p.split_kv = *f.boolean("split_kv") ? attention_split_count(p) : 1;
+    p.split_kv = !*f.boolean("split_kv") ? 1 : fa2_library ? fa2_split_count(p) : attention_split_count(p);
   else
     p.split_kv = f.integer("split_kv", 1, 1024, 1).value_or(1);
+  // The library's split kernel has tiles of its own, unless the plan names them.
+  if (fa2_library && p.split_kv > 1) {
+    if (!f.has("block_m")) p.block_m = kFa2SplitBlockM;
+    if (!f.has("block_n")) p.block_n = fa2_split_block_n(p.head_dim);
+  }
   p.split_kv = std::min(p.split_kv, ceil_div(p.seq_kv, p.block_n));
 }
 
@@ -205,10 +242,13 @@ std::int64_t attention_split_count(const AttentionParams& p) {
                     std::min<std::int64_t>(ceil_div(p.seq_kv, p.block_n), 128));
 }
 
+// Q + stages x (K, V). FA2's library kernels (mma.sync) hold one K and one V tile (Kernel_traits:
+// kSmemKVSize = 2 x kBlockN x kHeadDim) whatever the pipeline depth they emulate: the split-KV
+// kernel's 64 x 128 tile at head dim 128 takes 80 KiB, two CTAs an SM.
 std::int64_t attention_smem_bytes(const AttentionParams& p) {
   const auto in = static_cast<std::int64_t>(dtype_bytes(p.dtype));
-  return (p.block_m * p.head_dim + p.stages * 2 * p.block_n * p.head_dim) *
-         in;  // Q + stages x (K, V)
+  const std::int64_t buffers = p.variant == "fa2" && p.mma == MmaInstruction::kMmaSync ? 1 : p.stages;
+  return (p.block_m * p.head_dim + buffers * 2 * p.block_n * p.head_dim) * in;
 }
 
 namespace {

@@ -212,10 +212,16 @@ void lift_epilogue(const AttentionParams& p, TileProgram& prog) {
                           .deps = {7},
                           .result_level = Placement::kDdr,
                           .dtype = DType::kFP32});
+  // The combine kernel reads the splits' partials one split after another, each load waiting for
+  // the one before (FA2's flash_fwd_splitkv_combine_kernel loops over the splits), from L2 where
+  // the split tiles just wrote them: an L2 round trip a split. Measured (llm_decode_kernels.csv,
+  // attention_sdpa.csv): 4.3 us at 7-8 splits, 9.1-9.4 us at 29-32, 0.20 us a split, where the
+  // H200's L2 latency is 0.21 us.
   prog.actions.push_back({.name = "combine_partials",
                           .op = OpKind::kLoad,
                           .operands = {"O_partial"},
                           .bytes = partial,
+                          .chained_l2_loads = static_cast<double>(p.split_kv - 1),
                           .deps = {8},
                           .result_level = Placement::kRegister,
                           .dtype = DType::kFP32});
@@ -257,6 +263,8 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
   // running) and waits for them at the top of the next iteration (ncu_attention_split_ptx.csv:
   // cp.async.wait_group 0 at 2 stages, 2 at 3).
   prog.loops[0].copies_after_chain = triton_softmax(p);
+  // FA2's library kernels (mma.sync) wait for K and V one GEMM phase after issuing each.
+  prog.loops[0].loads_wait_apart = p.variant == "fa2" && p.mma == MmaInstruction::kMmaSync;
   // Causal tiles differ in length: the block scheduler's makespan sees each one (waves).
   if (const auto trips = attention_kv_blocks_per_q_block(p);
       p.split_kv == 1 && trips.size() > 1 && trips.front() != trips.back()) {

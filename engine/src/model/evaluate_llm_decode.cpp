@@ -72,10 +72,13 @@ Result<report::Prediction> best_gemm(kernels::GemmParams g, const hw::HardwareSp
   return *best;
 }
 
+// A memory-bound kernel of the step. SiLU(gate) x up is PyTorch's eager `F.silu(g) * u`: two
+// kernels (tests/validation/h200/llm_decode_kernels.csv), not one fused kernel.
 Result<report::Prediction> memory_bound(const std::string& kernel, std::int64_t rows, std::int64_t cols, DType dt,
                                         const hw::HardwareSpec& gpu) {
-  auto p = kernels::parse_memory_bound_params(
-      kernel, nlohmann::json{{"rows", rows}, {"cols", cols}, {"dtype", std::string(dtype_name(dt))}});
+  nlohmann::json params{{"rows", rows}, {"cols", cols}, {"dtype", std::string(dtype_name(dt))}};
+  if (kernel == "silu_mul") params["fused"] = false;
+  auto p = kernels::parse_memory_bound_params(kernel, params);
   if (!p) return p.errors();
   return evaluate(kernels::lift_memory_bound(*p), gpu, {.timeline = false});
 }
@@ -146,6 +149,7 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
   const net::TensorShape hidden_out{"hidden", {p.batch, m.hidden}, e};
   run(comm("all_reduce (attention, tp)", hidden_out, net::Placement::partial(tp_group),
            net::Placement::replicated(tp_group), L));
+  run(norm("add", "residual add (attention)", m.hidden, L));
   // MLP block.
   run(norm("rmsnorm", "post-attention rmsnorm", m.hidden, L));
   if (!m.moe()) {
@@ -154,6 +158,7 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
     run(gemm("down projection", p.batch, m.hidden, m.ffn / p.tp, 1, L));
     run(comm("all_reduce (mlp, tp)", hidden_out, net::Placement::partial(tp_group), net::Placement::replicated(tp_group),
              L));
+    run(norm("add", "residual add (mlp)", m.hidden, L));
   } else {
     // Uniform routing: each expert sees batch·k/experts tokens; a GPU holds experts/ep experts.
     const std::int64_t local = m.experts / p.ep;
@@ -171,6 +176,7 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
     run(norm("silu_mul", "expert silu_mul", m.expert_ffn, L * static_cast<double>(local)));
     run(gemm("expert down", tokens, m.hidden, m.expert_ffn, local, L));
     run(comm("all_to_all combine (ep)", routed_rows, by_expert, by_source, L));
+    run(norm("add", "residual add (moe)", m.hidden, L));
   }
   const double layer_s = s.seconds / L;  // one layer: what every collective run recurs with
   for (auto& c : s.collectives) c.period_s = layer_s;

@@ -239,7 +239,9 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
     if (it.is_load) out.first_load_latency = std::max(out.first_load_latency, it.latency);
   }
   out.throughput = per_iteration.max();
-  const double in_flight = inter * static_cast<double>(std::max<std::int64_t>(loop.stages - 1, 1));
+  // FA2's library loop (Loop::loads_wait_apart) has one of its two tiles in flight at a time.
+  const double in_flight = inter * static_cast<double>(std::max<std::int64_t>(loop.stages - 1, 1)) *
+                           (loop.loads_wait_apart ? 0.5 : 1.0);
   out.latency_floor = out.first_load_latency / in_flight;
   for (Resource r : kMemoryLanes) {
     double s = 0;

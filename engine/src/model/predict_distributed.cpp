@@ -93,6 +93,11 @@ Result<report::Prediction> predict_distributed(const nlohmann::json& doc, const 
   if (hw.empty())
     return Error{"hardware", "missing: name a system profile in the plan (\"hardware\": \"h200x8\") or pass --hw"};
   auto system = net::load_system(hw);
+  // A decode step may run on one GPU: a single-GPU profile is a system of that GPU (its
+  // parallelism then has to be 1, which evaluate_llm_decode checks).
+  if (!system && *kernel == "llm_decode") {
+    if (auto one = net::load_one_gpu_system(hw)) system = std::move(one);
+  }
   if (!system) return prefixed(hw_path, system.errors());
   if (doc.contains("what_if")) {
     auto changed = apply_what_if(doc["what_if"], system.value());

@@ -239,7 +239,7 @@ double load_latency_s(const plan::TileAction& a, const hw::HardwareSpec& hw,
                       const cache::CacheTraffic& traffic) {
   if (a.op != plan::OpKind::kLoad) return 0;
   const double f = traffic.dram_fraction(moved_tensor(a), a.revisit);
-  return (f * hw.dram_latency_ns + (1 - f) * hw.l2.latency_ns) * 1e-9;
+  return (f * hw.dram_latency_ns + (1 - f) * hw.l2.latency_ns + a.chained_l2_loads * hw.l2.latency_ns) * 1e-9;
 }
 
 }  // namespace tilesight::model

@@ -319,4 +319,14 @@ Result<SystemSpec> load_system(const std::string& name_or_path) {
   return errors;
 }
 
+Result<SystemSpec> load_one_gpu_system(const std::string& name_or_path) {
+  auto gpu = hw::load_profile(name_or_path);
+  if (!gpu) return gpu.errors();
+  auto network = NetworkHierarchy::build({NetworkNode{.name = "gpu0", .device = true}}, {}, {});
+  if (!network) return network.errors();
+  SystemSpec s{.name = gpu->name, .display_name = gpu->display_name, .device = *gpu, .network = std::move(network).value()};
+  s.profile_source = gpu->profile_source;
+  return s;
+}
+
 }  // namespace tilesight::net

@@ -135,7 +135,7 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
   r.reject_unknown({"name", "trip_count", "stages", "parent", "trips_along", "overlap_resident",
                     "register_loads", "producer_warps", "warp_serial_sfu",
-                    "chain_groups", "copies_after_chain"});
+                    "chain_groups", "copies_after_chain", "loads_wait_apart"});
   Loop l;
   l.name = r.string("name").value_or("");
   l.trip_count = r.integer("trip_count", 1, kMaxExtent).value_or(1);
@@ -147,6 +147,7 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   l.warp_serial_sfu = r.boolean("warp_serial_sfu", false).value_or(false);
   l.chain_groups = r.integer("chain_groups", 1, 16, 1).value_or(1);
   l.copies_after_chain = r.boolean("copies_after_chain", false).value_or(false);
+  l.loads_wait_apart = r.boolean("loads_wait_apart", false).value_or(false);
   if (const json* along = r.object("trips_along", false)) {
     FieldReader t{*along, r.field_path("trips_along"), errors};
     t.reject_unknown({"dim", "trips"});
@@ -182,7 +183,7 @@ std::vector<std::optional<std::string>> read_dep_names(const json& arr, const st
 
 ActionText parse_action(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "accumulator_spills", "multicast", "revisit", "via_registers", "lane_sectors", "lane_lines", "l1_tile_sectors", "l1_window_bytes", "l1_displacing_sectors", "l1_beside_bytes", "dram_run_bytes", "barriers", "deps", "loop",
+  r.reject_unknown({"name", "op", "operands", "flops", "bytes", "sfu_ops", "local_bytes", "local_reloads", "chained_l2_loads", "accumulator_spills", "multicast", "revisit", "via_registers", "lane_sectors", "lane_lines", "l1_tile_sectors", "l1_window_bytes", "l1_displacing_sectors", "l1_beside_bytes", "dram_run_bytes", "barriers", "deps", "loop",
                     "dtype", "mma", "mma_n", "result"});
   ActionText text;
   TileAction& a = text.action;
@@ -195,6 +196,7 @@ ActionText parse_action(const json& obj, const std::string& path, Errors& errors
   a.sfu_ops = r.number("sfu_ops", 0, kMaxAmount, 0.0).value_or(0);
   a.local_bytes = r.number("local_bytes", 0, kMaxAmount, 0.0).value_or(0);
   a.local_reloads = r.number("local_reloads", 0, 65536, 0.0).value_or(0);
+  a.chained_l2_loads = r.number("chained_l2_loads", 0, 65536, 0.0).value_or(0);
   a.multicast = r.number("multicast", 1, 16, 1.0).value_or(1);
   a.revisit = r.boolean("revisit", false).value_or(false);
   a.via_registers = r.boolean("via_registers", false).value_or(false);
@@ -289,6 +291,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
   if (!a.loop.empty()) j["loop"] = a.loop;
   if (a.local_bytes > 0) j["local_bytes"] = amount_json(a.local_bytes);
   if (a.local_reloads > 0) j["local_reloads"] = amount_json(a.local_reloads);
+  if (a.chained_l2_loads > 0) j["chained_l2_loads"] = amount_json(a.chained_l2_loads);
   if (a.multicast != 1) j["multicast"] = amount_json(a.multicast);
   if (a.revisit) j["revisit"] = true;
   if (a.via_registers) j["via_registers"] = true;
@@ -384,6 +387,7 @@ json to_json(const TileProgram& p) {
     if (l.warp_serial_sfu) jl["warp_serial_sfu"] = true;
     if (l.chain_groups > 1) jl["chain_groups"] = l.chain_groups;
     if (l.copies_after_chain) jl["copies_after_chain"] = true;
+    if (l.loads_wait_apart) jl["loads_wait_apart"] = true;
     j["loops"].push_back(jl);
   }
   j["actions"] = json::array();

@@ -20,7 +20,10 @@ const std::set<std::string>& integer_params() {
                                           "stages", "warps", "batch", "split_k", "cluster_m", "cluster_n",
                                           // attention and memory-bound templates (DESIGN.md)
                                           "heads", "kv_heads", "seq", "seq_q", "seq_kv", "head_dim", "split_kv",
-                                          "rows", "cols"};
+                                          "rows", "cols",
+                                          // llm_decode (its model's dimensions go into params.model)
+                                          "layers", "hidden", "ffn", "vocab", "experts", "experts_per_token",
+                                          "expert_ffn", "ctx", "tp", "ep", "dp"};
   return s;
 }
 const std::set<std::string>& string_params() {
@@ -62,7 +65,7 @@ std::string group_key(const std::string& kernel, const nlohmann::json& params) {
   std::ostringstream k;
   k << kernel;
   for (const char* dim : {"batch", "M", "N", "K", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "causal",
-                          "rows", "cols"})
+                          "rows", "cols", "ctx", "tp"})
     if (params.contains(dim)) k << " " << dim << "=" << params[dim];
   if (params.contains("dtype")) k << " " << params["dtype"].get<std::string>();
   return k.str();
@@ -90,6 +93,18 @@ std::string map_template_row(const std::string& kernel, const std::vector<std::s
     if (auto it = named.find("n_spills"); it != named.end() && parse_number(it->second, spills) && spills >= 1 &&
                                             std::floor(spills) == spills && spills < 1e6)
         params["spills"] = static_cast<std::int64_t>(spills);
+  }
+  if (kernel == "llm_decode") {
+    // A decode corpus row names the model's dimensions beside the step's batch and context.
+    nlohmann::json model = nlohmann::json::object();
+    for (const char* key : {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "experts",
+                            "experts_per_token", "expert_ffn"})
+      if (params.contains(key)) {
+        model[key] = params[key];
+        params.erase(key);
+      }
+    params["model"] = model;
+    return "";
   }
   if (kernel != "attention") return "";
   return map_attention_row(named, params);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tilesight/kernels/plan_input.h"
+#include "tilesight/model/distributed.h"
 #include "tilesight/model/evaluate.h"
 #include "tilesight/validate/metrics.h"
 
@@ -72,9 +73,14 @@ CorpusReport predict_corpus(const Corpus& corpus, const hw::HardwareSpec& hw,
   for (std::size_t i = 0; i < total; ++i) {
     if (progress && i % 16 == 0 && !progress(i, total)) break;
     const auto& row = corpus.rows[i];
-    auto plan = kernels::read_plan(row.plan);
-    auto pred = plan ? model::evaluate(plan->program, hw, {.timeline = false, .diagnosis = false})
-                     : Result<report::Prediction>(plan.errors());
+    // Plans of many kernels or devices (llm_decode) load their own system profile by name.
+    auto pred = model::is_distributed_plan(row.plan)
+                    ? model::predict_distributed(row.plan, "", {.timeline = false, .diagnosis = false})
+                    : [&]() -> Result<report::Prediction> {
+                        auto plan = kernels::read_plan(row.plan);
+                        if (!plan) return plan.errors();
+                        return model::evaluate(plan->program, hw, {.timeline = false, .diagnosis = false});
+                      }();
     if (!pred) {
       if (r.rejected++ < 5)
         r.rejections.push_back(corpus.path + ":" + std::to_string(row.line) + ": " + pred.error_text("; "));

@@ -47,6 +47,10 @@ Result<SystemSpec> parse_system(const nlohmann::json& doc);
 // system profiles there are.
 Result<SystemSpec> load_system(const std::string& name_or_path);
 
+// A single-GPU profile ("h200") as a system of that one GPU and no links, for plans that may
+// run on one device (llm_decode with tp = ep = dp = 1); any collective on it is an error.
+Result<SystemSpec> load_one_gpu_system(const std::string& name_or_path);
+
 // Names of the shipped system profiles, sorted.
 std::vector<std::string> list_systems();
 

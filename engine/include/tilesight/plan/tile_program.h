@@ -98,6 +98,9 @@ struct TileAction {
                                           // reloaded per execution (served by L1/L2)
   double local_reloads = 0;               // of those, 4-byte reloads per thread that wait in
                                           // turn for L2 (one round trip each) on the loop's chain
+  double chained_l2_loads = 0;            // loads: further loads, each issued once the one before
+                                          // arrived, of data the program wrote just before (a
+                                          // combine walking split-KV partials): an L2 latency each
   bool accumulator_spills = false;        // the spilled registers are the action's own MMA
                                           // accumulators, stored and reloaded around its MMA
                                           // steps: it waits for the tile's traffic on the path
@@ -184,6 +187,11 @@ struct Loop {
   // for them (HardwareSpec::pipeline_late_copy_wait_ns); with more stages a whole iteration
   // covers them.
   bool copies_after_chain = false;
+  // FlashAttention-2's library kernel keeps one K or V tile in flight per block: it issues V
+  // before QK^T and waits for it before PV, issues the next K before PV and waits for it at the
+  // top of the next iteration. Each load waits its own round trip behind one GEMM phase: two
+  // round trips an iteration, half the loads in flight of a 2-stage pipeline.
+  bool loads_wait_apart = false;
 };
 
 // How blocks map to tiles. A persistent kernel launches one block per resident slot and each
