@@ -244,7 +244,7 @@ void ConfigPanel::showFittingProfiles() {
                      : profile_kind(name) == ProfileKind::kSystem
                          ? tr("a system of GPUs: this plan runs on one GPU")
                          : tr("one GPU: this plan needs a system of GPUs (collectives, ag_gemm, gemm_rs, "
-                              "ulysses_attention, llm_decode)"));
+                              "ulysses_attention)"));
   }
 }
 

@@ -25,6 +25,8 @@ ProfileKind profile_kind(const std::string& name) {
 
 bool profile_fits(const nlohmann::json& plan, const std::string& name) {
   const ProfileKind kind = profile_kind(name);
+  // A decode step also runs on one GPU (tp = ep = dp = 1; the engine names the field otherwise).
+  if (kind == ProfileKind::kGpu && plan.value("kernel", "") == "llm_decode") return true;
   return kind == (model::is_distributed_plan(plan) ? ProfileKind::kSystem : ProfileKind::kGpu);
 }
 

@@ -19,7 +19,7 @@ enum class ProfileKind { kGpu, kSystem, kUnreadable };
 ProfileKind profile_kind(const std::string& name);
 
 // Whether `plan` can run on the profile `name`: a distributed template on a system, any
-// other plan on a single GPU.
+// other plan on a single GPU; a decode step (llm_decode) on either.
 bool profile_fits(const nlohmann::json& plan, const std::string& name);
 
 }  // namespace tilesight::ui

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "tilesight/hw/profile_loader.h"
+#include "tilesight/net/system_profile.h"
 #include "tilesight/validate/network_corpus.h"
 
 namespace tilesight::ui {
@@ -25,6 +26,7 @@ ValidationSetup guess_setup(const QString& path, const std::string& fallback_har
   s.hardware = std::find(profiles.begin(), profiles.end(), folder) != profiles.end() ? folder : fallback_hardware;
   const QString name = info.fileName();
   if (name.startsWith(QStringLiteral("attention"))) s.kernel = "attention";
+  if (name.startsWith(QStringLiteral("llm_decode"))) s.kernel = "llm_decode";
   if (name.startsWith(QStringLiteral("attention_sdpa")) || name.startsWith(QStringLiteral("norms")))
     s.launch_overhead_us = kTorchLaunchUs;
   return s;
@@ -41,6 +43,9 @@ ValidationResult run_validation(const ValidationSetup& setup, std::atomic<std::s
     return r;
   }
   auto hw = hw::load_profile(setup.hardware);
+  // Decode steps may span a system's GPUs (llm_decode_tp2.csv on h200x2): its GPU's profile.
+  if (!hw && setup.kernel == "llm_decode")
+    if (auto system = net::load_system(setup.hardware)) hw = system->device;
   if (!hw) {
     r.error = QObject::tr("Hardware %1: %2")
                   .arg(QString::fromStdString(setup.hardware), QString::fromStdString(hw.error_text("; ")));

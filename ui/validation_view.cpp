@@ -54,7 +54,7 @@ ValidationView::ValidationView(QWidget* parent)
       problems_(new QTableWidget(this)) {
   setWindowTitle(tr("TileSight: validation corpus"));
   for (const auto& name : hw::list_profiles()) hardware_->addItem(QString::fromStdString(name));
-  kernel_->addItems({QStringLiteral("gemm"), QStringLiteral("attention")});
+  kernel_->addItems({QStringLiteral("gemm"), QStringLiteral("attention"), QStringLiteral("llm_decode")});
   kernel_->setToolTip(tr("Template of the rows that have no kernel column"));
   launch_->setRange(-1, 100);
   launch_->setDecimals(2);

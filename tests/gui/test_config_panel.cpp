@@ -168,6 +168,10 @@ class ConfigPanelTest : public QObject {
     QVERIFY(enabled("h200x8") && enabled("b200x32") && enabled("h200x2"));
     QVERIFY(!enabled("h200") && !enabled("a100"));
     QVERIFY(model->item(box->findText("h200"))->toolTip().contains("needs a system of GPUs"));
+    // A decode step runs on a system or, without parallelism, on one GPU: both are offered.
+    QVERIFY(window_->files().openPath(test::example_path("llm_decode_h200x8.json"), true).isEmpty());
+    QVERIFY(waiter.waitReady());
+    QVERIFY(enabled("h200x8") && enabled("h200") && enabled("a100"));
   }
 
   void changingHardwareRepredicts() {

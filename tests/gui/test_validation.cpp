@@ -77,6 +77,21 @@ class ValidationTest : public QObject {
     QCOMPARE(other.hardware, std::string("b200"));  // no such profile: the plan's
     QCOMPARE(other.kernel, std::string("gemm"));
     QVERIFY(other.launch_overhead_us < 0);  // the profile's
+    // A decode corpus of two GPUs: its system, whose GPU the runner reads.
+    const ValidationSetup tp2 = guess_setup(QStringLiteral("/x/tests/validation/h200x2/llm_decode_tp2.csv"), "h200");
+    QCOMPARE(tp2.kernel, std::string("llm_decode"));
+    QCOMPARE(tp2.hardware, std::string("h200x2"));
+  }
+
+  void aDecodeCorpusOfTwoGpusIsPredicted() {
+    // The corpus beside the examples' data folder (resources/examples -> tests/validation).
+    const QString path = QDir::cleanPath(QFileInfo(test::example_path()).absolutePath() +
+                                         QStringLiteral("/../../tests/validation/h200x2/llm_decode_tp2.csv"));
+    ValidationSetup setup = guess_setup(path, "h200");
+    const ValidationResult r = run_validation(setup);
+    QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+    QCOMPARE(r.report.scored.size(), std::size_t(12));
+    QVERIFY(r.report.mape < 0.068);  // the CTest guard's bound
   }
 
   void theViewShowsTheEnginesFigures() {
