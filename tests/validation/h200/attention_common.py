@@ -5,6 +5,7 @@
   launches (torch.profiler CUDA activity, read from the exported chrome trace, as
   cublas_sweep.py does); grid/block as "x;y;z".
 - kernel_info(k): n_regs, n_spills, shared bytes of a Triton CompiledKernel.
+- capture_graph(fn, calls): a CUDA graph of fn after warm-up on a side stream (llm_decode.py).
 """
 import json
 import os
@@ -55,6 +56,22 @@ def profile_kernels(fn):
         blocks.append(";".join(str(x) for x in b) if isinstance(b, list) else str(b))
         durs.append(f"{e.get('dur', 0)}")
     return names, grids, blocks, durs
+
+
+def capture_graph(fn, calls=1):
+    """A CUDA graph of `calls` calls of fn, after 3 warm-up calls on a side stream."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            fn()
+    return g
 
 
 def safe_profile(fn):

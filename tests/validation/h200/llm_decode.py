@@ -59,7 +59,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from attention_common import header, profile_kernels  # noqa: E402
+from attention_common import capture_graph, header, profile_kernels  # noqa: E402
 
 # name: (layers, hidden, heads, kv_heads, head_dim, ffn, vocab), the shapes of public models
 # (a 70B's width with 8 of its 80 layers, so that weights and caches fit one H200).
@@ -179,16 +179,7 @@ def agreed(n, op="max"):
 
 
 def time_graph(fn, rounds=5, seconds=0.3):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        fn()
+    g = capture_graph(fn)
     g.replay()
     torch.cuda.synchronize()
     t0 = time.time()

@@ -27,7 +27,7 @@ import torch.nn.functional as F  # noqa: E402
 import triton  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from attention_common import header, safe_profile  # noqa: E402
+from attention_common import capture_graph, header, safe_profile  # noqa: E402
 
 BACKENDS = [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)]
 # (batch, heads, kv_heads, head_dim) x seq_kv: the corpus's decode paths at tiny KV lengths.
@@ -36,16 +36,7 @@ SEQ_KV = [128, 1024]
 
 
 def graph_us(fn, reps=100):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(reps):
-            fn()
+    g = capture_graph(fn, reps)
     g.replay()
     torch.cuda.synchronize()
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
