@@ -41,7 +41,7 @@ Outputs (--out DIR), NAME as above:
                          total profiled microseconds (where the time goes)
 
 Run on the H200 from the repository root (~1 min a set):
-  python3 tests/validation/h200/llm_decode.py --out $OUT [--set heldout]
+  python3 tests/validation/h200/llm_decode.py --out $OUT [--set heldout|moe]
   NCCL_NVLS_ENABLE=0 torchrun --standalone --nproc_per_node=2 \
       tests/validation/h200/llm_decode.py --tp 2 --out $OUT
 """
@@ -84,6 +84,19 @@ HELDOUT_CASES = [(2, 2048), (4, 16384), (16, 2048), (64, 512), (256, 512)]
 TP_MODELS = {k: MODELS[k] for k in ("llama3_8b", "llama3_70b_8l")}
 TP_MODELS["qwen2.5_7b"] = HELDOUT_MODELS["qwen2.5_7b"]
 TP_CASES = [(1, 1024), (8, 4096), (32, 2048), (128, 1024)]
+# Mixture of experts (--set moe): (layers, hidden, heads, kv_heads, head_dim, ffn, vocab,
+# experts, experts_per_token, expert_ffn), Mixtral-8x7B's shapes with 16 of its 32 layers and
+# Qwen1.5-MoE-A2.7B's routed experts (no shared expert). Routing is uniform and fixed (token b's
+# j-th expert is (b k + j) mod experts, so a CUDA graph can hold it): the router GEMM and its
+# top-k run, the tokens are gathered expert by expert (index_select), each expert's two GEMMs
+# run as one torch.bmm over the experts, SiLU x up between them, and the outputs, weighted
+# 1 / k, are added back into the residual (index_add).
+MOE_MODELS = {
+    "mixtral_8x7b_16l": (16, 4096, 32, 8, 128, 14336, 32000, 8, 2, 14336),
+    "qwen1.5_moe_a2.7b": (24, 2048, 16, 16, 128, 5632, 151936, 60, 4, 1408),
+}
+MOE_CASES = {"mixtral_8x7b_16l": [(4, 2048), (8, 4096), (32, 2048), (128, 1024)],
+             "qwen1.5_moe_a2.7b": [(15, 2048), (60, 2048), (240, 1024)]}
 # (batch, ctx) per model: KV caches of at most ~34 GB.
 CASES = {
     "llama3_8b": [(1, 1024), (1, 8192), (8, 1024), (8, 8192), (32, 1024), (32, 4096), (128, 1024), (128, 2048)],
@@ -114,6 +127,8 @@ def probe_gqa(dev, dt):
 
 class Decoder:
     def __init__(self, dims, batch, ctx, dev, dt, tp=1):
+        self.moe = dims[7:] if len(dims) > 7 else None
+        dims = dims[:7]
         L, hidden, heads, kv, hd, ffn, vocab = dims
         self.tp = tp
         heads, kv, ffn, vocab = heads // tp, max(1, kv // tp), ffn // tp, vocab // tp
@@ -133,6 +148,22 @@ class Decoder:
                 "k": r(batch, kv, ctx, hd),
                 "v": r(batch, kv, ctx, hd),
             })
+        if self.moe:
+            E, k, ef = self.moe
+            t = batch * k // E
+            if t * E != batch * k:
+                raise ValueError(f"batch x experts_per_token ({batch * k}) is not a multiple of {E} experts")
+            for w in self.layers:
+                del w["gu"], w["down"]
+                w["router"] = r(hidden, E)
+                w["egu"] = r(E, hidden, 2 * ef)
+                w["edown"] = r(E, ef, hidden)
+            # Expert-major order of the token copies: expert e takes the copies j of tokens b
+            # with (b k + j) mod E == e.
+            order = sorted(range(batch * k), key=lambda c: (c % E, c))
+            self.src = torch.tensor([c // k for c in order], device=dev)
+            self.weight = torch.full((batch * k, 1), 1.0 / k, device=dev, dtype=dt)
+            self.t = t
         self.nf = torch.ones(hidden, device=dev, dtype=dt)
         self.head = r(hidden, vocab)
         self.x = r(batch, hidden)
@@ -154,6 +185,14 @@ class Decoder:
             q = qkv[:, : heads * hd].view(B, kv, G, hd)  # a KV head's query heads as its rows
             return F.scaled_dot_product_attention(q, w["k"], w["v"]).reshape(B, heads * hd)
 
+    def experts(self, x, h, w):
+        E, k, ef = self.moe
+        torch.topk(h @ w["router"], k, dim=-1)  # the routing decision (the dispatch is fixed)
+        xs = h.index_select(0, self.src).view(E, self.t, -1)
+        g, u = torch.bmm(xs, w["egu"]).chunk(2, dim=-1)
+        ys = torch.bmm(F.silu(g) * u, w["edown"]).view(E * self.t, -1) * self.weight
+        return x.index_add(0, self.src, ys)
+
     def step(self):
         L, hidden, heads, kv, hd, ffn, vocab = self.local
         x = self.x
@@ -162,6 +201,9 @@ class Decoder:
             qkv = h @ w["qkv"]
             x = x + self.reduce(self.attention(qkv, w) @ w["o"])
             h = F.rms_norm(x, (hidden,), w["n2"], eps=1e-6)
+            if self.moe:
+                x = self.experts(x, h, w)
+                continue
             g, u = (h @ w["gu"]).chunk(2, dim=-1)
             x = x + self.reduce((F.silu(g) * u) @ w["down"])
         h = F.rms_norm(x, (hidden,), self.nf, eps=1e-6)
@@ -203,8 +245,9 @@ def time_graph(fn, rounds=5, seconds=0.3):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
-    ap.add_argument("--set", choices=["dev", "heldout"], default="dev",
-                    help="dev: MODELS x CASES (llm_decode.csv); heldout: HELDOUT_MODELS x HELDOUT_CASES")
+    ap.add_argument("--set", choices=["dev", "heldout", "moe"], default="dev",
+                    help="dev: MODELS x CASES (llm_decode.csv); heldout: HELDOUT_MODELS x HELDOUT_CASES; "
+                         "moe: MOE_MODELS x MOE_CASES")
     ap.add_argument("--tp", type=int, default=1,
                     help="tensor parallel over the GPUs of torchrun (TP_MODELS x TP_CASES)")
     ap.add_argument("--name", default="", help="CSV base name (default by set and tp)")
@@ -225,11 +268,13 @@ def main():
         if dist.get_world_size() != args.tp:
             raise SystemExit(f"--tp {args.tp} needs {args.tp} torchrun processes")
         models, cases = TP_MODELS, {k: TP_CASES for k in TP_MODELS}
+    elif args.set == "moe":
+        models, cases = MOE_MODELS, MOE_CASES
     elif args.set == "heldout":
         models, cases = HELDOUT_MODELS, {k: HELDOUT_CASES for k in HELDOUT_MODELS}
     else:
         models, cases = MODELS, CASES
-    name = args.name or ("llm_decode" + ("_heldout" if args.set == "heldout" and args.tp == 1 else "") +
+    name = args.name or ("llm_decode" + (f"_{args.set}" if args.set != "dev" and args.tp == 1 else "") +
                          (f"_tp{args.tp}" if args.tp > 1 else ""))
     t_start = time.time()
     print(f"enable_gqa on the flash backend: {probe_gqa(dev, dt)}", flush=True)
@@ -246,8 +291,9 @@ def main():
                        "durations (kernel_sum_us)",
         }))
         w = csv.writer(f)
-        w.writerow(["model", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "batch",
-                    "ctx", "tp", "dtype", "gqa", "us", "replays", "kernels_per_step", "kernel_sum_us"])
+        moe_cols = ["experts", "experts_per_token", "expert_ffn"] if args.set == "moe" and args.tp == 1 else []
+        w.writerow(["model", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"] + moe_cols +
+                   ["batch", "ctx", "tp", "dtype", "gqa", "us", "replays", "kernels_per_step", "kernel_sum_us"])
         wk = csv.writer(fk)
         wk.writerow(["model", "batch", "ctx", "kernel", "count", "total_us", "grid", "block"])
         for model in (args.models.split(",") if args.models else list(models)):
@@ -266,13 +312,13 @@ def main():
                     print(f"{model} b{batch} ctx{ctx}: {type(exc).__name__}: {exc}", flush=True)
                     if args.tp > 1:
                         raise  # the other ranks would wait for this one's collectives
-
                     del dec
                     torch.cuda.empty_cache()
                     continue
                 total = sum(float(d) for d in durs)
-                L, hidden, heads, kv, hd, ffn, vocab = dims
-                w.writerow([model, L, hidden, heads, kv, hd, ffn, vocab, batch, ctx, args.tp, "bf16",
+                L, hidden, heads, kv, hd, ffn, vocab = dims[:7]
+                w.writerow([model, L, hidden, heads, kv, hd, ffn, vocab] + list(dims[7:]) +
+                           [batch, ctx, args.tp, "bf16",
                             "native" if kv == heads or NATIVE_GQA else "folded",
                             f"{step_us:.2f}", n, len(names), f"{total:.2f}"])
                 f.flush()
