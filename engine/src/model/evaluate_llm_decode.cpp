@@ -160,9 +160,12 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
              L));
     run(norm("add", "residual add (mlp)", m.hidden, L));
   } else {
-    // Uniform routing: each expert sees batch·k/experts tokens; a GPU holds experts/ep experts.
+    // Uniform routing: a GPU holds experts/ep experts, and each expert sees the batch·k/experts
+    // token copies of every one of the ep GPUs that dispatch to it (the all-to-all below):
+    // ep·batch·k/experts rows a GEMM (tests/validation/h200x2/llm_decode_ep2.csv).
     const std::int64_t local = m.experts / p.ep;
-    const std::int64_t tokens = std::max<std::int64_t>(1, (p.batch * m.experts_per_token + m.experts - 1) / m.experts);
+    const std::int64_t tokens =
+        std::max<std::int64_t>(1, (p.ep * p.batch * m.experts_per_token + m.experts - 1) / m.experts);
     // Routed token copies [source GPU, destination expert group, batch·k, hidden]: each GPU
     // makes its own (sharded on dim 0); under uniform routing each expert group gets 1/ep of
     // every GPU's batch·k rows (an element here is 1/ep of a row element), read where its

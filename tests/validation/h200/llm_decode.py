@@ -32,7 +32,8 @@ weights of one step are much larger than the L2 and stream either way.
 Sets: `--set dev` (MODELS x CASES, llm_decode.csv: the set the model's decode step was
 checked and changed on), `--set heldout` (HELDOUT_MODELS x HELDOUT_CASES,
 llm_decode_heldout.csv: measured after those changes), `--tp 2` (TP_MODELS x TP_CASES on two
-GPUs under torchrun, llm_decode_tp2.csv, for the h200x2 system profile).
+GPUs under torchrun, llm_decode_tp2.csv, for the h200x2 system profile), `--ep 2` (EP_MODELS x
+EP_CASES, mixture of experts with expert parallelism, llm_decode_ep2.csv).
 
 Outputs (--out DIR), NAME as above:
   NAME.csv               one row per case: the llm_decode parameters, us (the step time), the
@@ -43,7 +44,7 @@ Outputs (--out DIR), NAME as above:
 Run on the H200 from the repository root (~1 min a set):
   python3 tests/validation/h200/llm_decode.py --out $OUT [--set heldout|moe]
   NCCL_NVLS_ENABLE=0 torchrun --standalone --nproc_per_node=2 \
-      tests/validation/h200/llm_decode.py --tp 2 --out $OUT
+      tests/validation/h200/llm_decode.py --tp 2 --out $OUT     (or --ep 2)
 """
 import argparse
 import csv
@@ -97,6 +98,12 @@ MOE_MODELS = {
 }
 MOE_CASES = {"mixtral_8x7b_16l": [(4, 2048), (8, 4096), (32, 2048), (128, 1024)],
              "qwen1.5_moe_a2.7b": [(15, 2048), (60, 2048), (240, 1024)]}
+# Expert parallel (--ep 2, under torchrun on two GPUs): each GPU decodes `batch` sequences of
+# its own (attention replicated, tp 1), holds half the experts, and sends each expert group its
+# token copies and gets the results back by all-to-all (NCCL, in the graph), regrouping them
+# expert by expert around the GEMMs (a copy each way).
+EP_MODELS = {"mixtral_8x7b_16l": MOE_MODELS["mixtral_8x7b_16l"], "qwen1.5_moe_a2.7b": MOE_MODELS["qwen1.5_moe_a2.7b"]}
+EP_CASES = {"mixtral_8x7b_16l": [(4, 2048), (32, 2048), (128, 1024)], "qwen1.5_moe_a2.7b": [(15, 2048), (60, 2048)]}
 # (batch, ctx) per model: KV caches of at most ~34 GB.
 CASES = {
     "llama3_8b": [(1, 1024), (1, 8192), (8, 1024), (8, 8192), (32, 1024), (32, 4096), (128, 1024), (128, 2048)],
@@ -126,8 +133,9 @@ def probe_gqa(dev, dt):
 
 
 class Decoder:
-    def __init__(self, dims, batch, ctx, dev, dt, tp=1):
+    def __init__(self, dims, batch, ctx, dev, dt, tp=1, ep=1):
         self.moe = dims[7:] if len(dims) > 7 else None
+        self.ep = ep
         dims = dims[:7]
         L, hidden, heads, kv, hd, ffn, vocab = dims
         self.tp = tp
@@ -156,8 +164,8 @@ class Decoder:
             for w in self.layers:
                 del w["gu"], w["down"]
                 w["router"] = r(hidden, E)
-                w["egu"] = r(E, hidden, 2 * ef)
-                w["edown"] = r(E, ef, hidden)
+                w["egu"] = r(E // ep, hidden, 2 * ef)  # this GPU's experts
+                w["edown"] = r(E // ep, ef, hidden)
             # Expert-major order of the token copies: expert e takes the copies j of tokens b
             # with (b k + j) mod E == e.
             order = sorted(range(batch * k), key=lambda c: (c % E, c))
@@ -188,8 +196,22 @@ class Decoder:
     def experts(self, x, h, w):
         E, k, ef = self.moe
         torch.topk(h @ w["router"], k, dim=-1)  # the routing decision (the dispatch is fixed)
-        xs = h.index_select(0, self.src).view(E, self.t, -1)
-        g, u = torch.bmm(xs, w["egu"]).chunk(2, dim=-1)
+        xs = h.index_select(0, self.src)  # expert-major: the first E / ep experts' copies first
+        if self.ep > 1:
+            # Expert parallel: each GPU sends every expert group its copies (equal splits) and
+            # gets back [source GPU, its expert, copy], regrouped expert by expert for the GEMMs.
+            import torch.distributed as dist
+            recv = torch.empty_like(xs)
+            dist.all_to_all_single(recv, xs)
+            local, ep = E // self.ep, self.ep
+            xs = recv.view(ep, local, self.t, -1).transpose(0, 1).reshape(local, ep * self.t, -1)
+            g, u = torch.bmm(xs, w["egu"]).chunk(2, dim=-1)
+            ys = torch.bmm(F.silu(g) * u, w["edown"])
+            ys = ys.view(local, ep, self.t, -1).transpose(0, 1).reshape(ep * local * self.t, -1)
+            back = torch.empty_like(ys)
+            dist.all_to_all_single(back, ys)
+            return x.index_add(0, self.src, back * self.weight)
+        g, u = torch.bmm(xs.view(E, self.t, -1), w["egu"]).chunk(2, dim=-1)
         ys = torch.bmm(F.silu(g) * u, w["edown"]).view(E * self.t, -1) * self.weight
         return x.index_add(0, self.src, ys)
 
@@ -250,7 +272,9 @@ def main():
                          "moe: MOE_MODELS x MOE_CASES")
     ap.add_argument("--tp", type=int, default=1,
                     help="tensor parallel over the GPUs of torchrun (TP_MODELS x TP_CASES)")
-    ap.add_argument("--name", default="", help="CSV base name (default by set and tp)")
+    ap.add_argument("--ep", type=int, default=1,
+                    help="expert parallel over the GPUs of torchrun (EP_MODELS x EP_CASES)")
+    ap.add_argument("--name", default="", help="CSV base name (default by set, tp and ep)")
     ap.add_argument("--models", default="", help="comma list of model keys (default: the set's)")
     ap.add_argument("--budget-s", type=float, default=400.0)
     ap.add_argument("--gqa", choices=["auto", "folded"], default="auto",
@@ -259,23 +283,26 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     dev, dt = "cuda", torch.bfloat16
     rank = 0
-    if args.tp > 1:
+    if args.ep > 1 and args.tp > 1:
+        raise SystemExit("--tp and --ep: one at a time")
+    world = max(args.tp, args.ep)
+    if world > 1:
         import torch.distributed as dist
         os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
         rank = int(os.environ["RANK"])
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
         dist.init_process_group("nccl", device_id=torch.device("cuda", torch.cuda.current_device()))
-        if dist.get_world_size() != args.tp:
-            raise SystemExit(f"--tp {args.tp} needs {args.tp} torchrun processes")
-        models, cases = TP_MODELS, {k: TP_CASES for k in TP_MODELS}
+        if dist.get_world_size() != world:
+            raise SystemExit(f"--tp/--ep {world} needs {world} torchrun processes")
+        models, cases = (TP_MODELS, {k: TP_CASES for k in TP_MODELS}) if args.tp > 1 else (EP_MODELS, EP_CASES)
     elif args.set == "moe":
         models, cases = MOE_MODELS, MOE_CASES
     elif args.set == "heldout":
         models, cases = HELDOUT_MODELS, {k: HELDOUT_CASES for k in HELDOUT_MODELS}
     else:
         models, cases = MODELS, CASES
-    name = args.name or ("llm_decode" + (f"_{args.set}" if args.set != "dev" and args.tp == 1 else "") +
-                         (f"_tp{args.tp}" if args.tp > 1 else ""))
+    name = args.name or ("llm_decode" + (f"_{args.set}" if args.set != "dev" and world == 1 else "") +
+                         (f"_tp{args.tp}" if args.tp > 1 else "") + (f"_ep{args.ep}" if args.ep > 1 else ""))
     t_start = time.time()
     print(f"enable_gqa on the flash backend: {probe_gqa(dev, dt)}", flush=True)
     if args.gqa == "folded":
@@ -291,26 +318,26 @@ def main():
                        "durations (kernel_sum_us)",
         }))
         w = csv.writer(f)
-        moe_cols = ["experts", "experts_per_token", "expert_ffn"] if args.set == "moe" and args.tp == 1 else []
+        moe_cols = ["experts", "experts_per_token", "expert_ffn"] if any(len(d) > 7 for d in models.values()) else []
         w.writerow(["model", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"] + moe_cols +
-                   ["batch", "ctx", "tp", "dtype", "gqa", "us", "replays", "kernels_per_step", "kernel_sum_us"])
+                   ["batch", "ctx", "tp", "ep", "dtype", "gqa", "us", "replays", "kernels_per_step", "kernel_sum_us"])
         wk = csv.writer(fk)
         wk.writerow(["model", "batch", "ctx", "kernel", "count", "total_us", "grid", "block"])
         for model in (args.models.split(",") if args.models else list(models)):
             dims = models[model]
             for batch, ctx in cases[model]:
-                if args.tp == 1 and time.time() - t_start > args.budget_s:
+                if world == 1 and time.time() - t_start > args.budget_s:
                     print(f"budget reached before {model} b{batch} ctx{ctx}", flush=True)
                     break
                 dec = None
                 try:
-                    dec = Decoder(dims, batch, ctx, dev, dt, args.tp)
+                    dec = Decoder(dims, batch, ctx, dev, dt, args.tp, args.ep)
                     with torch.no_grad():
                         step_us, n = time_graph(dec.step)
                         names, grids, blocks, durs = profile_kernels(dec.step)
                 except Exception as exc:  # a case that does not run is reported, the rest go on
                     print(f"{model} b{batch} ctx{ctx}: {type(exc).__name__}: {exc}", flush=True)
-                    if args.tp > 1:
+                    if world > 1:
                         raise  # the other ranks would wait for this one's collectives
                     del dec
                     torch.cuda.empty_cache()
@@ -318,7 +345,7 @@ def main():
                 total = sum(float(d) for d in durs)
                 L, hidden, heads, kv, hd, ffn, vocab = dims[:7]
                 w.writerow([model, L, hidden, heads, kv, hd, ffn, vocab] + list(dims[7:]) +
-                           [batch, ctx, args.tp, "bf16",
+                           [batch, ctx, args.tp, args.ep, "bf16",
                             "native" if kv == heads or NATIVE_GQA else "folded",
                             f"{step_us:.2f}", n, len(names), f"{total:.2f}"])
                 f.flush()
