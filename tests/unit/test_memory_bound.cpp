@@ -175,6 +175,30 @@ TEST_CASE("softmax of rows up to 2048 runs a warp a row", "[memory_bound]") {
   CHECK(kernels::lift_memory_bound(params("softmax", 4096, 128)).grid.dims[0].extent == 512);
 }
 
+TEST_CASE("SiLU x up on a GEMM output's two halves runs PyTorch's non-vectorised kernels", "[memory_bound]") {
+  // ncu_stridedew_facts.csv: elementwise_kernel<128, 4> (512 elements a block), SiLU 66.0
+  // instructions an element at 75.1% issue, the multiply 55.75 at 64.4%.
+  auto p = kernels::parse_memory_bound_params("silu_mul",
+                                              {{"rows", 2048}, {"cols", 14336}, {"fused", false}, {"strided", true}});
+  REQUIRE(p);
+  const auto prog = kernels::lift_memory_bound(*p);
+  CHECK(prog.grid.tiles() == 2048 * 14336 / 512);
+  CHECK(action(prog, "silu").flops == Approx(2.0 * 66.0 / 0.751 * 512));
+  CHECK(action(prog, "apply").flops == Approx(2.0 * 55.75 / 0.644 * 512));
+  // Issue-bound at this size: ncu times the two kernels at 80.0 + 79.4 us.
+  const auto h200 = hw::load_profile("h200");
+  REQUIRE(h200);
+  CHECK(kernel_us(prog, *h200) == Approx(80.0 + 79.4).epsilon(0.05));
+  // One row's halves are contiguous: the vectorised kernels.
+  auto one = *p;
+  one.rows = 1;
+  CHECK(kernels::lift_memory_bound(one).grid.tiles() == 14);  // 1024-element chunks
+  // Strided halves are an eager op: fused with strided is an error on the field.
+  auto bad = kernels::parse_memory_bound_params("silu_mul", {{"rows", 8}, {"cols", 64}, {"strided", true}});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.errors()[0].path == "params.strided");
+}
+
 TEST_CASE("a tile alone on its SM runs its segment's actions in turn", "[memory_bound][model]") {
   // Two tile-body actions, 200 ns of CUDA-core work then 300 ns of SFU work: one tile per SM
   // lasts 500 ns (nothing fills one pipe while the other works); two resident tiles keep the

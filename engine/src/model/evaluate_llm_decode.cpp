@@ -72,12 +72,13 @@ Result<report::Prediction> best_gemm(kernels::GemmParams g, const hw::HardwareSp
   return *best;
 }
 
-// A memory-bound kernel of the step. SiLU(gate) x up is PyTorch's eager `F.silu(g) * u`: two
-// kernels (tests/validation/h200/llm_decode_kernels.csv), not one fused kernel.
+// A memory-bound kernel of the step. SiLU(gate) x up is PyTorch's eager `F.silu(g) * u` on the
+// two halves of the gate/up GEMM's output: two kernels, non-vectorised past one row (strided
+// halves; tests/validation/h200/llm_decode_kernels.csv), not one fused kernel.
 Result<report::Prediction> memory_bound(const std::string& kernel, std::int64_t rows, std::int64_t cols, DType dt,
                                         const hw::HardwareSpec& gpu) {
   nlohmann::json params{{"rows", rows}, {"cols", cols}, {"dtype", std::string(dtype_name(dt))}};
-  if (kernel == "silu_mul") params["fused"] = false;
+  if (kernel == "silu_mul") params["fused"] = false, params["strided"] = true;
   auto p = kernels::parse_memory_bound_params(kernel, params);
   if (!p) return p.errors();
   return evaluate(kernels::lift_memory_bound(*p), gpu, {.timeline = false});
@@ -105,8 +106,9 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
     add_kernel(s, name, *r, gpu, times);
     return {};
   };
-  auto norm = [&](const std::string& kernel, const std::string& name, std::int64_t cols, double times) -> Errors {
-    auto r = memory_bound(kernel, p.batch, cols, p.dtype, gpu);
+  auto norm = [&](const std::string& kernel, const std::string& name, std::int64_t cols, double times,
+                  std::int64_t rows = 0) -> Errors {
+    auto r = memory_bound(kernel, rows > 0 ? rows : p.batch, cols, p.dtype, gpu);
     if (!r) return prefixed("params.model (" + name + ")", r.errors());
     add_kernel(s, name, *r, gpu, times);
     return {};
@@ -176,7 +178,8 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
     run(gemm("router", p.batch, m.experts, m.hidden, 1, L));
     run(comm("all_to_all dispatch (ep)", routed_rows, by_source, by_expert, L));
     run(gemm("expert gate_up", tokens, 2 * m.expert_ffn, m.hidden, local, L));
-    run(norm("silu_mul", "expert silu_mul", m.expert_ffn, L * static_cast<double>(local)));
+    // One SiLU x up over all the GPU's experts' rows (the batched GEMM's output, chunked).
+    run(norm("silu_mul", "expert silu_mul", m.expert_ffn, L, tokens * local));
     run(gemm("expert down", tokens, m.hidden, m.expert_ffn, local, L));
     run(comm("all_to_all combine (ep)", routed_rows, by_expert, by_source, L));
     run(norm("add", "residual add (moe)", m.hidden, L));

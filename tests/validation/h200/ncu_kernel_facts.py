@@ -131,6 +131,21 @@ def short_row_cases():
             yield f"{k} rows={R} cols={C} bf16", (lambda k=k, R=R, C=C: make(k, R, C)[0])
 
 
+# SiLU(gate) x up on the two halves of one [rows, 2 cols] tensor, as a decode step's MLP runs it
+# (llm_decode.py: `(h @ Wgu).chunk(2)`): strided inputs, so PyTorch's non-vectorised
+# elementwise_kernel<128, 4> (llm_decode_kernels.csv at batch 8 and more). Two kernels a case.
+STRIDED_EW_SHAPES = [(8, 14336), (128, 14336), (2048, 14336), (128, 4096)]
+
+
+def strided_ew_cases():
+    import torch.nn.functional as F
+    for (R, C) in STRIDED_EW_SHAPES:
+        def build(R=R, C=C):
+            g, u = torch.randn(R, 2 * C, device="cuda", dtype=torch.bfloat16).chunk(2, dim=-1)
+            return lambda: F.silu(g) * u
+        yield f"silu_mul_strided rows={R} cols={C} bf16", build
+
+
 def norms_cases():
     from norms import SHAPES, KERNELS, make
     for (R, C) in SHAPES:
@@ -152,11 +167,13 @@ def gemm_cases(cases=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged", "softmaxw", "shortrows"], required=True)
+    ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged", "softmaxw", "shortrows",
+                                      "stridedew"], required=True)
     args = ap.parse_args()
     cases = (norms_cases() if args.set == "norms" else
              softmax_warp_cases() if args.set == "softmaxw" else
              short_row_cases() if args.set == "shortrows" else
+             strided_ew_cases() if args.set == "stridedew" else
              gemm_cases(SPILL_CASES) if args.set == "spills" else
              gemm_cases(EXTRA_CASES) if args.set == "extra" else
              gemm_cases(STAGE_CASES) if args.set == "stages" else

@@ -30,6 +30,10 @@ struct MemoryBoundParams {
   // silu_mul only: false is eager PyTorch's `F.silu(g) * u`, two kernels: SiLU writes a
   // temporary that the multiply reads back (5 tensor passes instead of 3, two launches).
   bool fused = true;
+  // silu_mul with fused false only: gate and up are the two halves of one [rows, 2 cols] tensor
+  // (a GEMM's gate/up output, chunked), so both kernels take PyTorch's non-vectorised
+  // elementwise_kernel<128, 4> path (strided inputs) where one row would be contiguous.
+  bool strided = false;
   // copy only (used by the cross-device templates for torch's copies, not a plan template):
   // the copy's dimensions after TensorIterator merges the ones contiguous in both tensors.
   // 1 is a contiguous copy (cudaMemcpyAsync's kernel: bandwidth-bound); more is PyTorch's
