@@ -10,6 +10,7 @@
 #include "cli_commands.h"
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/kernels/plan_input.h"
+#include "tilesight/model/distributed.h"
 #include "tilesight/model/evaluate.h"
 #include "tilesight/report/json_report.h"
 #include "tilesight/util/json_input.h"
@@ -65,16 +66,27 @@ int run_bench(const BenchOptions& o) {
   auto hw = hw::load_profile("h200");
   std::vector<double> batch_us;
   std::size_t done = 0, failed = 0, bytes = 0;
+  std::string first_error;
   using clock = std::chrono::steady_clock;
   while (done < static_cast<std::size_t>(o.iterations)) {
     const auto t0 = clock::now();
     std::size_t n = 0;
     for (; n < lines.size() && done + n < static_cast<std::size_t>(o.iterations); ++n) {
       auto doc = parse_json_text(lines[n]);
-      auto plan = doc ? kernels::read_plan(*doc) : Result<kernels::PlanInput>(doc.errors());
-      if (!plan || !hw) { ++failed; continue; }
-      auto pred = model::evaluate(plan->program, *hw, {.timeline = false, .diagnosis = false});
-      if (!pred) { ++failed; continue; }
+      // Plans of several kernels or GPUs (llm_decode, collectives, fused) load their system.
+      auto pred = [&]() -> Result<report::Prediction> {
+        if (!doc) return doc.errors();
+        if (model::is_distributed_plan(*doc))
+          return model::predict_distributed(*doc, "", {.timeline = false, .diagnosis = false});
+        auto plan = kernels::read_plan(*doc);
+        if (!plan) return plan.errors();
+        if (!hw) return hw.errors();
+        return model::evaluate(plan->program, *hw, {.timeline = false, .diagnosis = false});
+      }();
+      if (!pred) {
+        if (failed++ == 0) first_error = "line " + std::to_string(n + 1) + ": " + pred.error_text("; ");
+        continue;
+      }
       bytes += report::to_json(*pred, {.detail = false}).dump().size();
     }
     const double us = std::chrono::duration<double, std::micro>(clock::now() - t0).count();
@@ -85,6 +97,7 @@ int run_bench(const BenchOptions& o) {
   std::cout << "predictions: " << done << " (" << failed << " failed), output " << bytes << " bytes\n"
             << "per prediction: median " << batch_us[batch_us.size() / 2] << " us, best " << batch_us.front()
             << " us, worst " << batch_us.back() << " us (batches of " << lines.size() << ")\n";
+  if (failed > 0) std::cerr << "tilesight-cli: first failure, " << first_error << "\n";
   return failed == 0 ? 0 : 1;
 }
 
