@@ -6,6 +6,7 @@
   cublas_sweep.py does); grid/block as "x;y;z".
 - kernel_info(k): n_regs, n_spills, shared bytes of a Triton CompiledKernel.
 - capture_graph(fn, calls): a CUDA graph of fn after warm-up on a side stream (llm_decode.py).
+- replay_us(g, replays): microseconds a replay of a graph, timed over back-to-back replays.
 """
 import json
 import os
@@ -72,6 +73,17 @@ def capture_graph(fn, calls=1):
         for _ in range(calls):
             fn()
     return g
+
+
+def replay_us(g, replays):
+    """Microseconds a replay of CUDA graph g: `replays` back-to-back replays between two events."""
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(replays):
+        g.replay()
+    b.record()
+    torch.cuda.synchronize()
+    return a.elapsed_time(b) * 1000.0 / replays
 
 
 def safe_profile(fn):

@@ -60,7 +60,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
-from attention_common import capture_graph, header, profile_kernels  # noqa: E402
+from attention_common import capture_graph, header, profile_kernels, replay_us  # noqa: E402
 
 # name: (layers, hidden, heads, kv_heads, head_dim, ffn, vocab), the shapes of public models
 # (a 70B's width with 8 of its 80 layers, so that weights and caches fit one H200).
@@ -251,15 +251,7 @@ def time_graph(fn, rounds=5, seconds=0.3):
     torch.cuda.synchronize()
     one = max(time.time() - t0, 1e-5)
     n = int(agreed(max(3, min(2000, int(seconds / one)))))  # every rank replays as often
-    per = []
-    for _ in range(rounds):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(n):
-            g.replay()
-        b.record()
-        torch.cuda.synchronize()
-        per.append(a.elapsed_time(b) * 1000.0 / n)
+    per = [replay_us(g, n) for _ in range(rounds)]
     del g
     return agreed(statistics.median(per)), n  # tp: the slowest rank's median
 

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "h200"))
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 
-from attention_common import capture_graph, header  # noqa: E402
+from attention_common import capture_graph, header, replay_us  # noqa: E402
 
 SIZES = [8 << 10, 64 << 10, 256 << 10, 1 << 20, 2 << 20, 8 << 20]
 N, REPLAYS, ROUNDS = 20, 20, 5  # --ops and --replays change the first two
@@ -45,13 +45,7 @@ def per_op_us(fn, ops):
     rounds = []
     for _ in range(ROUNDS):
         dist.barrier()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(REPLAYS):
-            g.replay()
-        b.record()
-        torch.cuda.synchronize()
-        rounds.append(a.elapsed_time(b) * 1000.0 / (REPLAYS * ops))
+        rounds.append(replay_us(g, REPLAYS) / ops)
     t = torch.tensor([statistics.median(rounds)], device="cuda")
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
     return t.item()
