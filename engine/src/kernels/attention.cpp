@@ -148,7 +148,7 @@ std::int64_t fa2_split_count(const AttentionParams& p) {
 }
 
 void read_split(FieldReader& f, AttentionParams& p) {
-  const bool fa2_library = p.variant == "fa2" && p.mma == MmaInstruction::kMmaSync;
+  const bool fa2_library = attention_fa2_library(p);
   if (f.has("split_kv") && f.obj.at("split_kv").is_boolean())
     p.split_kv = !*f.boolean("split_kv") ? 1 : fa2_library ? fa2_split_count(p) : attention_split_count(p);
   else
@@ -235,6 +235,10 @@ std::vector<std::int64_t> attention_kv_blocks_per_q_block(const AttentionParams&
   return out;
 }
 
+bool attention_fa2_library(const AttentionParams& p) {
+  return p.variant == "fa2" && p.mma == MmaInstruction::kMmaSync;
+}
+
 std::int64_t attention_split_count(const AttentionParams& p) {
   const std::int64_t tiles = p.batch * grid_heads(p) * q_blocks(p);
   if (tiles >= kSplitTargetTiles) return 1;
@@ -247,7 +251,7 @@ std::int64_t attention_split_count(const AttentionParams& p) {
 // kernel's 64 x 128 tile at head dim 128 takes 80 KiB, two CTAs an SM.
 std::int64_t attention_smem_bytes(const AttentionParams& p) {
   const auto in = static_cast<std::int64_t>(dtype_bytes(p.dtype));
-  const std::int64_t buffers = p.variant == "fa2" && p.mma == MmaInstruction::kMmaSync ? 1 : p.stages;
+  const std::int64_t buffers = attention_fa2_library(p) ? 1 : p.stages;
   return (p.block_m * p.head_dim + buffers * 2 * p.block_n * p.head_dim) * in;
 }
 

@@ -264,7 +264,7 @@ plan::TileProgram lift_attention(const AttentionParams& p) {
   // cp.async.wait_group 0 at 2 stages, 2 at 3).
   prog.loops[0].copies_after_chain = triton_softmax(p);
   // FA2's library kernels (mma.sync) wait for K and V one GEMM phase after issuing each.
-  prog.loops[0].loads_wait_apart = p.variant == "fa2" && p.mma == MmaInstruction::kMmaSync;
+  prog.loops[0].loads_wait_apart = attention_fa2_library(p);
   // Causal tiles differ in length: the block scheduler's makespan sees each one (waves).
   if (const auto trips = attention_kv_blocks_per_q_block(p);
       p.split_kv == 1 && trips.size() > 1 && trips.front() != trips.back()) {

@@ -53,7 +53,11 @@ std::int64_t attention_rows_per_tile(const AttentionParams& p);
 std::int64_t attention_kv_blocks(const AttentionParams& p);
 // Key blocks query block i walks (all equal unless causal): the tiles' unequal lengths.
 std::vector<std::int64_t> attention_kv_blocks_per_q_block(const AttentionParams& p);
-// Splits FA2 picks when split_kv is `true`: enough tiles to fill ~128 SMs, at most 128.
+// FlashAttention-2's library kernels (variant fa2 on mma.sync, as SDPA's flash backend runs
+// them): their own split heuristic and split tiles, one K and one V buffer, loads waited apart.
+bool attention_fa2_library(const AttentionParams& p);
+// Splits of the other kernels when split_kv is `true`: enough tiles to fill ~128 SMs, at most
+// 128 (the FA2 library's own heuristic is in attention.cpp).
 std::int64_t attention_split_count(const AttentionParams& p);
 
 std::int64_t attention_smem_bytes(const AttentionParams& p);
