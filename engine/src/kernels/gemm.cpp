@@ -272,22 +272,30 @@ bool gemm_accumulators_overflow(const GemmParams& p) {
 // staged (this gives 0-233) and about 2 where only a 32-deep B tile is (0). Not every reload
 // waits a round trip of its own: issuing the loop bodies of 18 spilling kernels outside the
 // corpus in order, each local load ready an L2 round trip later (hw_profiles/calibrate/
-// spill_sass.py, h200/spill_sass.csv), gives 0-71 round trips an iteration, which this count
-// matches within 8.5 on average (counting the 1.6 registers a staged element is allocated
-// instead: 21.5). Where the accumulators alone overflow, the compiler splits the tile's MMAs
-// and keeps part of the accumulators live while the staged elements arrive: the same count
-// with kLiveAccumulatorShare of them (those 13 calibration kernels' SASS: 1.5-435 round trips,
+// spill_sass.py, h200/spill_sass.csv), gives 0-71 round trips an iteration. The compiler starts
+// reloading before the loop's values fill all 255 registers and not every extra register is a
+// round trip of its own: kReloadsPerRegister of them past kReloadThreshold (a least-squares fit
+// to those 19 kernels' waits: within 5.0 on average, 10.5 counting each register past 255; it
+// gives 256x64x32 w4 with A and B staged 18 where its SASS waits 26.7, and 255 gave none).
+// Where the accumulators alone overflow, the compiler splits the tile's MMAs and keeps part of
+// the accumulators live while the staged elements arrive: every register past 255 with
+// kLiveAccumulatorShare of them (those 12 calibration kernels' SASS: 1.5-435 round trips,
 // matched within 33.9 on average at 0.42, 54.1 counting none, 111.6 counting all; without a
 // staged operand this gives none).
 // No spills recorded by the compiler (`registers` given, `spills` 0): none.
 constexpr double kLiveAccumulatorShare = 0.42;
+constexpr double kReloadThreshold = 222;
+constexpr double kReloadsPerRegister = 0.7;
 double gemm_loop_reloads(const GemmParams& p) {
   const bool staged = gemm_a_via_registers(p) || gemm_b_via_registers(p);
   if (!staged || (p.registers > 0 && p.spills == 0)) return 0;
-  std::int64_t live = ceil_div(p.block_m * p.block_n, consumer_warps(p) * 32);
-  if (gemm_accumulators_overflow(p))
-    live = static_cast<std::int64_t>(kLiveAccumulatorShare * static_cast<double>(live));
-  return static_cast<double>(std::max<std::int64_t>(0, live + kBaseRegisters + staged_registers(p) - kMaxRegisters));
+  const std::int64_t accumulators = ceil_div(p.block_m * p.block_n, consumer_warps(p) * 32);
+  if (gemm_accumulators_overflow(p)) {
+    const auto live = static_cast<std::int64_t>(kLiveAccumulatorShare * static_cast<double>(accumulators));
+    return static_cast<double>(std::max<std::int64_t>(0, live + kBaseRegisters + staged_registers(p) - kMaxRegisters));
+  }
+  const auto live = static_cast<double>(accumulators + kBaseRegisters + staged_registers(p));
+  return kReloadsPerRegister * std::max(0.0, live - kReloadThreshold);
 }
 
 // Shared-memory bytes a K iteration's wgmma instructions read. Each m64nNk16 reads its 64x16
