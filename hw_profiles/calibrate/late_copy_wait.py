@@ -6,8 +6,12 @@ Triton's FlashAttention loop issues the next key block's K and V copies after it
 the body's last bar.sync, and waits for them first thing in the next iteration
 (tests/validation/h200/ncu_attention_split_ptx.csv: cp.async.wait_group 0 at 2 stages, 2 at 3).
 At 2 stages each iteration therefore waits for its copies; at 3 a whole iteration covers them.
-The model adds pipeline_late_copy_wait_ns over the tile's resident tiles to such a loop's
-iteration at 2 stages (engine/src/model/loop_analysis.cpp, Loop::copies_after_chain).
+In the model pipeline_late_copy_wait_ns is the copies' round trip: each tile of such a loop
+waits, after its chain at 2 stages, what of it the chain's last action (the PV, left running
+while the copies fly) does not cover, while the other resident tiles' chains run: the SM's
+iteration is max(chain, (chain + wait) / resident tiles) (engine/src/model/loop_analysis.cpp,
+Loop::copies_after_chain; until 2026-12-01 the whole value was divided by the resident tiles
+and added, which fit 318 ns).
 
 Data: h200/attention_stage_calib.csv, from tests/validation/h200/attention_triton.py --name
 attention_stage_calib --problems "2,16,2048,64,0;4,16,1536,128,0;2,24,3072,64,0;3,16,2048,128,0"

@@ -163,13 +163,16 @@ TEST_CASE("one warp per scheduler runs a softmax's CUDA-core and SFU work in tur
 
 TEST_CASE("a 2-stage loop that issues its copies after its chain waits for them", "[attention][model]") {
   // A chain of one 300 ns exp action (SFU only) that takes turns with the resident tiles'. With
-  // copies_after_chain at 2 stages each iteration waits pipeline_late_copy_wait_ns (318 ns)
-  // over the resident tiles: 300 + 318 = 618 ns with one, 300 + 159 = 459 ns with two; at 3
-  // stages a whole iteration covers the copies (300 ns), and without the flag nothing waits.
+  // copies_after_chain at 2 stages each tile waits after its chain for the copies' round trip
+  // (pipeline_late_copy_wait_ns, 957 ns) less the chain's last action, which runs while they
+  // fly (here the exp: 657 ns), while the other resident tiles' chains run: the SM's iteration
+  // is max(300, (300 + 657) / R), 957 ns with one, 478.5 with two, 319 with three, the chain's
+  // 300 with four; at 3 stages a whole iteration covers the copies (300 ns), and without the
+  // flag nothing waits.
   hw::HardwareSpec hw;
   hw.sm_count = 132;
   hw.sfu_ops_per_s = 4e12;
-  hw.pipeline_late_copy_wait_ns = 318;
+  hw.pipeline_late_copy_wait_ns = 957;
   const auto rates = model::sm_rates(hw, 132, 1.0);
   plan::TileProgram prog;
   prog.loops = {{"kv", 10, 2, ""}};
@@ -179,8 +182,10 @@ TEST_CASE("a 2-stage loop that issues its copies after its chain waits for them"
                    .dtype = DType::kFP32}};
   prog.resources.warps = 4;
   auto steady = [&](std::int64_t resident) { return loop_steady(prog, hw, resident); };
-  CHECK(steady(1) == Approx(618e-9).epsilon(1e-6));
-  CHECK(steady(2) == Approx(459e-9).epsilon(1e-6));
+  CHECK(steady(1) == Approx(957e-9).epsilon(1e-6));
+  CHECK(steady(2) == Approx(478.5e-9).epsilon(1e-6));
+  CHECK(steady(3) == Approx(319e-9).epsilon(1e-6));
+  CHECK(steady(4) == Approx(300e-9).epsilon(1e-6));
   prog.loops[0].stages = 3;
   CHECK(steady(1) == Approx(300e-9).epsilon(1e-6));
   prog.loops[0].stages = 2;

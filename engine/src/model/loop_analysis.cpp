@@ -325,10 +325,18 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   for (std::size_t k = 0; k < out.items.size(); ++k) out.items[k].chain_offset = offsets[k];
   out.last_chain = loads_on_chain ? 0.0 : out.chain;
 
-  // A 2-stage loop that issues its next stage's copies after its chain waits for them at the
-  // top of the next iteration; the resident tiles' waits overlap as barrier waits do.
-  const double copy_wait = loop.stages == 2 && loop.copies_after_chain ? ctx.hw.pipeline_late_copy_wait_ns * 1e-9 / inter : 0.0;
-  const double steady = std::max(fixed, chain_per_tile + copy_wait);
+  // A 2-stage loop that issues its next stage's copies after its chain (behind its last barrier,
+  // the chain's last action still running) waits for them at the top of the next iteration:
+  // the copies' round trip less that last action. A tile's own iteration lasts its chain plus
+  // that wait; the other resident tiles' chains run meanwhile where chains take turns on the SM
+  // (Loop::overlap_resident false), so the SM's iteration is the longer of one chain and a
+  // tile's cycle over the resident tiles: max(c, (c + wait) / R). Where resident chains
+  // overlap, the tile's cycle is its whole chain, c x R, plus the wait.
+  double copy_wait = 0;
+  if (loop.stages == 2 && loop.copies_after_chain && !out.best_order.empty())
+    copy_wait = std::max(0.0, ctx.hw.pipeline_late_copy_wait_ns * 1e-9 - out.items[out.best_order.back()].duration);
+  const double tile_chain = chain_inter >= inter ? chain_per_tile * inter : chain_per_tile;
+  const double steady = std::max({fixed, chain_per_tile, (tile_chain + copy_wait) / inter});
   out.mma_exposed = chain_per_tile > fixed ? 0.0 : exposed;
   // What sets the steady state: the chain when it is longer than the rest, else the busiest
   // pipeline or the memory path (its latency floor or its transfer), whichever of those two
