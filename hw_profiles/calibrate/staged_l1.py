@@ -21,6 +21,9 @@ have,
 
   python3 hw_profiles/calibrate/staged_l1.py --out DIR      (on the H200, ~5 min)
   python3 hw_profiles/calibrate/staged_l1.py target         (what ncu runs)
+
+  --shapes MxNxK,... --name NAME  other problems, into NAME_timing.csv and NAME_l1.csv (the
+  A-staged set: --shapes 2048x3072x2040 --name staged_a, lda 2040 with B copied, 2026-12-01)
 """
 import argparse
 import csv
@@ -48,6 +51,10 @@ def configs():
 
 def cases():
     return [(s, c) for s in SHAPES for c in configs()]
+
+
+def parse_shapes(text):
+    return [tuple(int(x) for x in t.split("x")) for t in text.split(",")] if text else SHAPES
 
 
 def load_layouts(ttgir):
@@ -102,7 +109,7 @@ def run(args):
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     precompile(configs(), SHAPES, args.workers, t0 + 240)
-    timing = os.path.join(args.out, "staged_timing.csv")
+    timing = os.path.join(args.out, f"{args.name}_timing.csv")
     info = {}
     with open(timing, "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/staged_l1.py", {
@@ -129,10 +136,10 @@ def run(args):
                         regs, spills, smem, f"{rel:.2e}"])
             f.flush()
     print(f"timed {len(info)} configs at {time.time() - t0:.1f} s", flush=True)
-    ok, rows = profile_cases(__file__, METRICS, os.path.join(args.out, "staged_l1_raw.csv"), args.timeout,
-                             fields=9)
+    ok, rows = profile_cases(__file__, METRICS, os.path.join(args.out, f"{args.name}_l1_raw.csv"), args.timeout,
+                             fields=9, extra=("--shapes", args.shapes) if args.shapes else ())
     ok = [tuple(int(x) for x in case) for case in ok]
-    path = os.path.join(args.out, "staged_l1.csv")
+    path = os.path.join(args.out, f"{args.name}_l1.csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/staged_l1.py", {
             "method": "ncu --clock-control none --page raw, one launch per config (cold L2)",
@@ -151,7 +158,11 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "h200"))
     ap.add_argument("--workers", type=int, default=14)
     ap.add_argument("--timeout", type=float, default=420)
+    ap.add_argument("--shapes", default="", help="MxNxK,... (default: SHAPES)")
+    ap.add_argument("--name", default="staged", help="CSV base name: NAME_timing.csv, NAME_l1.csv")
     a = ap.parse_args()
+    global SHAPES
+    SHAPES = parse_shapes(a.shapes)
     if a.mode == "target":
         target()
     else:
