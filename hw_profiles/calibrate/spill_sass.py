@@ -14,8 +14,10 @@ to an iteration on the loop's path (waits_at_400_cycles).
 CSV: DIR/spill_sass.csv (config, n_regs, n_spills, loop_instructions, ldl, stl, groups,
 ldl_per_group, waits_at_400_cycles)
 
-Usage: python3 spill_sass.py --out DIR [--overflow]  (on the GPU machine; --overflow: configs
-              whose accumulators alone pass 255 registers; appends to spill_sass_regs.csv)
+Usage: python3 spill_sass.py --out DIR [--overflow | --a-only]  (on the GPU machine; --overflow:
+              configs whose accumulators alone pass 255 registers; --a-only: A alone staged,
+              2048 x 3072 x 2040, the configs of staged_a_timing.csv that spill; appends to
+              spill_sass_regs.csv; its analysis is kept as h200/spill_sass_a_only.csv)
        python3 spill_sass.py --analyse DIR  (anywhere)
 """
 import argparse
@@ -50,6 +52,19 @@ OVERFLOW_CASES = [
     (2048, 2040, 2040, 256, 128, 32, 3, 4), (2048, 2040, 2040, 256, 128, 128, 2, 4),
     (2048, 2040, 2040, 256, 256, 32, 2, 8), (2048, 2040, 2040, 128, 256, 128, 2, 4),
     (2048, 2040, 2040, 256, 64, 128, 2, 4),
+]
+
+
+# A alone staged (lda 2040, B copied): staged_a_timing.csv's spilling configs (18-934 slots),
+# whose ncu local loads per warp and iteration equal the spill count (staged_a_l1.csv), and two
+# unspilled neighbours at 254-255 registers.
+A_ONLY_CASES = [
+    (2048, 3072, 2040, 128, 64, 128, 3, 4), (2048, 3072, 2040, 128, 128, 64, 2, 4),
+    (2048, 3072, 2040, 128, 128, 64, 3, 4), (2048, 3072, 2040, 128, 128, 128, 3, 4),
+    (2048, 3072, 2040, 256, 64, 64, 2, 4), (2048, 3072, 2040, 256, 64, 64, 3, 4),
+    (2048, 3072, 2040, 256, 64, 128, 2, 8), (2048, 3072, 2040, 256, 128, 64, 2, 8),
+    (2048, 3072, 2040, 256, 128, 128, 2, 8), (2048, 3072, 2040, 256, 64, 128, 2, 4),
+    (2048, 3072, 2040, 128, 64, 64, 3, 4), (2048, 3072, 2040, 128, 64, 128, 3, 8),
 ]
 
 
@@ -179,11 +194,12 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--analyse")
     ap.add_argument("--overflow", action="store_true", help="the accumulator-overflow configs")
+    ap.add_argument("--a-only", action="store_true", help="A alone staged (2048 x 3072 x 2040)")
     args = ap.parse_args()
     if args.analyse:
         analyse_dir(args.analyse)
     else:
-        compile_all(args.out, OVERFLOW_CASES if args.overflow else CASES)
+        compile_all(args.out, OVERFLOW_CASES if args.overflow else A_ONLY_CASES if args.a_only else CASES)
 
 
 if __name__ == "__main__":
