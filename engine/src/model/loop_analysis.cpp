@@ -335,7 +335,7 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   double copy_wait = 0;
   if (loop.stages == 2 && loop.copies_after_chain && !out.best_order.empty())
     copy_wait = std::max(0.0, ctx.hw.pipeline_late_copy_wait_ns * 1e-9 - out.items[out.best_order.back()].duration);
-  const double tile_chain = chain_inter >= inter ? chain_per_tile * inter : chain_per_tile;
+  const double tile_chain = loop.overlap_resident ? chain_per_tile * inter : chain_per_tile;
   const double steady = std::max({fixed, chain_per_tile, (tile_chain + copy_wait) / inter});
   out.mma_exposed = chain_per_tile > fixed ? 0.0 : exposed;
   // What sets the steady state: the chain when it is longer than the rest, else the busiest
