@@ -9,6 +9,7 @@ Sets:
   norms - every (kernel, rows, cols) of norms.csv: PyTorch's rms_norm, layer_norm, softmax,
           silu * up, add (bf16), the same calls as norms.py
   spills - Triton GEMM configs that spill registers, with local-memory metrics
+  overflow - B-staged tiles whose accumulators pass the registers, 2-wave grids and one-wave twins
   staged - 3000x5000x2048 and 2500x7000x3000 configs with an operand staged through registers
           whose time the stage count moves 1.7x (64x64x128 w8: 1050 us at 2 stages, 1801 at 5)
   softmaxw - softmax of rows of 512-2048 bf16 (PyTorch's softmax_warp_forward, a warp a row)
@@ -107,6 +108,21 @@ STAGED_CASES = [
 ]
 
 
+# B staged with accumulators past the registers (3000 x 5000 x 2048: 2 waves, two tiles an SM),
+# read 0.48-0.67 by the model, beside their one-wave twins on 2048 x 2040 x 2048
+# (spill_timing.csv, read 0.88-1.12): where the local traffic goes (DRAM or L2) and how much.
+OVERFLOW_CASES = [
+    (3000, 5000, 2048, 128, 256, 64, 8, 2, 4),
+    (3000, 5000, 2048, 128, 256, 32, 8, 2, 4),
+    (3000, 5000, 2048, 256, 256, 64, 1, 2, 8),
+    (3000, 5000, 2048, 256, 128, 64, 1, 2, 4),
+    (2048, 2040, 2048, 128, 256, 64, 1, 3, 4),
+    (2048, 2040, 2048, 128, 256, 32, 1, 4, 4),
+    (2048, 2040, 2048, 256, 256, 32, 1, 2, 8),
+    (2048, 2040, 2048, 256, 128, 128, 1, 2, 4),
+]
+
+
 # PyTorch's softmax of rows up to 2048 bf16 elements (4 KiB) runs softmax_warp_forward, one
 # warp a row, not the 1024-thread block of norms.csv's rows (none that short there).
 SOFTMAX_WARP_SHAPES = [(16384, 512), (16384, 1024), (16384, 2048), (65536, 512), (65536, 1024),
@@ -168,7 +184,7 @@ def gemm_cases(cases=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged", "softmaxw", "shortrows",
-                                      "stridedew"], required=True)
+                                      "stridedew", "overflow"], required=True)
     args = ap.parse_args()
     cases = (norms_cases() if args.set == "norms" else
              softmax_warp_cases() if args.set == "softmaxw" else
@@ -177,7 +193,8 @@ def main():
              gemm_cases(SPILL_CASES) if args.set == "spills" else
              gemm_cases(EXTRA_CASES) if args.set == "extra" else
              gemm_cases(STAGE_CASES) if args.set == "stages" else
-             gemm_cases(STAGED_CASES) if args.set == "staged" else gemm_cases())
+             gemm_cases(STAGED_CASES) if args.set == "staged" else
+             gemm_cases(OVERFLOW_CASES) if args.set == "overflow" else gemm_cases())
     for i, (label, build) in enumerate(cases):
         try:
             torch.manual_seed(0)
