@@ -10,6 +10,7 @@ Sets:
           silu * up, add (bf16), the same calls as norms.py
   spills - Triton GEMM configs that spill registers, with local-memory metrics
   overflow - B-staged tiles whose accumulators pass the registers, 2-wave grids and one-wave twins
+  aonly - A alone staged, unspilled, beside aligned and B-staged twins
   staged - 3000x5000x2048 and 2500x7000x3000 configs with an operand staged through registers
           whose time the stage count moves 1.7x (64x64x128 w8: 1050 us at 2 stages, 1801 at 5)
   softmaxw - softmax of rows of 512-2048 bf16 (PyTorch's softmax_warp_forward, a warp a row)
@@ -123,6 +124,19 @@ OVERFLOW_CASES = [
 ]
 
 
+# A alone staged (K 2040, B copied) without spills, which staged_a_timing.csv times at 0.72-0.92
+# of the model, beside the same tiles with K aligned (2048) and with B staged (N 3000).
+AONLY_CASES = [
+    (2048, 3072, 2040, 64, 128, 64, 1, 3, 4),
+    (2048, 3072, 2048, 64, 128, 64, 1, 3, 4),
+    (2048, 3000, 2048, 64, 128, 64, 1, 3, 4),
+    (2048, 3072, 2040, 128, 64, 64, 1, 3, 8),
+    (2048, 3072, 2048, 128, 64, 64, 1, 3, 8),
+    (2048, 3072, 2040, 128, 128, 128, 1, 3, 8),
+    (2048, 3072, 2048, 128, 128, 128, 1, 3, 8),
+]
+
+
 # PyTorch's softmax of rows up to 2048 bf16 elements (4 KiB) runs softmax_warp_forward, one
 # warp a row, not the 1024-thread block of norms.csv's rows (none that short there).
 SOFTMAX_WARP_SHAPES = [(16384, 512), (16384, 1024), (16384, 2048), (65536, 512), (65536, 1024),
@@ -184,7 +198,7 @@ def gemm_cases(cases=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged", "softmaxw", "shortrows",
-                                      "stridedew", "overflow"], required=True)
+                                      "stridedew", "overflow", "aonly"], required=True)
     args = ap.parse_args()
     cases = (norms_cases() if args.set == "norms" else
              softmax_warp_cases() if args.set == "softmaxw" else
@@ -194,7 +208,8 @@ def main():
              gemm_cases(EXTRA_CASES) if args.set == "extra" else
              gemm_cases(STAGE_CASES) if args.set == "stages" else
              gemm_cases(STAGED_CASES) if args.set == "staged" else
-             gemm_cases(OVERFLOW_CASES) if args.set == "overflow" else gemm_cases())
+             gemm_cases(OVERFLOW_CASES) if args.set == "overflow" else
+             gemm_cases(AONLY_CASES) if args.set == "aonly" else gemm_cases())
     for i, (label, build) in enumerate(cases):
         try:
             torch.manual_seed(0)
