@@ -179,6 +179,17 @@ TEST_CASE("the H200 profile: measured on the H200 (hw_profiles/calibrate/h200/)"
   CHECK(h200->limits.l1_smem_bytes_per_sm == 256 * 1024);  // unified L1 + shared memory
   CHECK(h200->l1_miss_sector_cycles == Approx(2.95));     // staged_l1.csv, median of 27
   CHECK(h200->sources.at("l1_miss_sector_cycles").find("staged_l1.py") != std::string::npos);
+  // sm_partition.cu: one CTA an SM, launch slots 0-15 run next to one L2 partition, 16-63 next
+  // to the other (sm_dispatch.csv.gz, sm_partition.csv.gz); maps for 1-8, 10, 12, 16 CTAs an SM.
+  REQUIRE(h200->l2.slot_partition.size() == 11);
+  const auto& one = h200->l2.slot_partition.front();
+  CHECK(one.resident == 1);
+  REQUIRE(one.partition.size() == 132);
+  CHECK(std::count(one.partition.begin(), one.partition.begin() + 16, one.partition[0]) == 16);
+  CHECK(std::count(one.partition.begin() + 16, one.partition.begin() + 64, 1 - one.partition[0]) == 48);
+  CHECK(std::count(one.partition.begin(), one.partition.end(), 0) == 66);  // 66 SMs next to each
+  CHECK(h200->l2.slot_partition.back().resident == 16);
+  CHECK(h200->l2.slot_partition.back().partition.size() == 132 * 16);
   CHECK(h200->sources.at("cuda_fp32_flops_per_s").find("measured on H200") != std::string::npos);
   CHECK(h200->sources.at("limits.max_warps_per_sm").find("compute capability 9.0") !=
         std::string::npos);
@@ -271,13 +282,38 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     path["l2"]["async_per_sm"]["value"] = {{1, 2.4e11}};
     CHECK(has_error(tilesight::hw::parse_profile(path).errors(), "l2.async_per_sm.source: must not be empty"));
 
+    json slots = doc;
+    const std::string ones(132, '1');
+    slots["l2"]["slot_partition"]["value"] = {{1, ones}, {1, ones + ones}};
+    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                    "l2.slot_partition.value[1]: resident CTAs an SM must increase from 1, got 1 after 1"));
+    slots["l2"]["slot_partition"]["value"] = {{0, ""}};
+    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                    "l2.slot_partition.value[0]: resident CTAs an SM must increase from 1, got 0"));
+    slots["l2"]["slot_partition"]["value"] = {{1, ones.substr(1)}};
+    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                    "l2.slot_partition.value[0]: must give one digit per launch slot (sm_count x 1 = 132), got 131"));
+    slots["l2"]["slot_partition"]["value"] = {{1, "x" + ones.substr(1)}};
+    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                    "l2.slot_partition.value[0]: partitions must be digits, got 'x'"));
+    slots["l2"]["slot_partition"]["value"] = {{1, "2" + ones.substr(1)}};
+    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                    "l2.slot_partition.value[0]: partition 2 is not below l2.partitions (2)"));
+    slots["l2"]["slot_partition"]["value"] = {{1.5, ones}};
+    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                    "l2.slot_partition.value[0]: must be a pair [resident CTAs an SM, \"digits\"], got [1.5,\"" + ones + "\"]"));
+    slots["l2"]["slot_partition"] = "0011";
+    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                    "l2.slot_partition: must be {\"value\": [[resident CTAs an SM, \"partition digit per launch slot\"], "
+                    "...], \"source\": \"...\"}"));
+
     json unknown = doc;
     unknown["l2"]["size"] = 1;
     const auto errors = tilesight::hw::parse_profile(unknown).errors();
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].path == "l2.size");
     CHECK(errors[0].message.rfind("unknown field \"size\"", 0) == 0);
-    CHECK(errors[0].message.find(", cyclic_hit, async_per_sm)") != std::string::npos);  // the tables
+    CHECK(errors[0].message.find(", cyclic_hit, async_per_sm, slot_partition)") != std::string::npos);  // the tables
   }
 
   SECTION("every problem at once") {

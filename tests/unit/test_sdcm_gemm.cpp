@@ -111,6 +111,39 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
   }
 }
 
+TEST_CASE("the measured slot partitions put tiles launched side by side next to one partition", "[cache][sdcm]") {
+  // Two 128 x 128 tiles of a 128 x 256 x 4096 GEMM read the same 1 MB of A, in lockstep, from
+  // launch slots 0 and 1. Half of A's lines are homed in each partition.
+  auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(128, 256, 4096, 128, 128, 1, 3, 4));
+  const auto a_of = [](const cache::CacheTraffic& t) { return t.accesses[0]; };
+  // Without a map the SMs alternate: slot 1 is next to the other partition. Tile 0 misses its
+  // near partition (1 MB of lookups) and, for the half homed in the other, that one too
+  // (0.5 MB), which keeps those lines; tile 1 then hits that half near (1 MB of lookups, 0.5
+  // MB of hits) and looks the other half up in its far partition, where tile 0 put it (0.5 MB,
+  // all hits): 3 MB of lookups, 1 MB of them far, 1 MB of hits.
+  const auto alternate = a_of(cache::SdcmCacheModel().analyze(prog, hw));
+  REQUIRE(alternate.tensor == "A");
+  CHECK(alternate.requested_bytes == Approx(2.0 * 128 * 4096 * 2));
+  CHECK(alternate.l2_lookup_bytes == Approx(3 * 1048576.0));
+  CHECK(alternate.l2_far_lookup_bytes == Approx(1048576.0));
+  CHECK(alternate.l2_far_hit_bytes == Approx(524288.0));
+  CHECK(alternate.l2_hit_bytes == Approx(1048576.0));
+  // The H200's slots 0-15 sit next to one partition (sm_partition.cu): tile 1 shares tile 0's
+  // near partition and finds every line there or in flight (hits, pending): 2.5 MB of lookups,
+  // only tile 0's 0.5 MB far, A's hit rate 0.4 instead of 1/3. DRAM reads A once either way.
+  hw.l2.slot_partition = {{.resident = 1, .partition = std::vector<std::int8_t>(132, 0)}};
+  for (std::size_t s = 16; s < 64; ++s) hw.l2.slot_partition[0].partition[s] = 1;
+  const auto measured = a_of(cache::SdcmCacheModel().analyze(prog, hw));
+  CHECK(measured.l2_lookup_bytes == Approx(2.5 * 1048576.0));
+  CHECK(measured.l2_far_lookup_bytes == Approx(524288.0));
+  CHECK(measured.l2_far_hit_bytes == 0);
+  CHECK(measured.l2_hit_bytes == Approx(1048576.0));
+  CHECK(measured.l2_pending_bytes == Approx(1048576.0));
+  CHECK(measured.dram_bytes == Approx(alternate.dram_bytes));
+  CHECK(measured.dram_bytes == Approx(1048576.0));
+}
+
 TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest merged", "[cache][sdcm]") {
   // 16 x 2048 x 1024 bf16, 64 x 256 x 64 tiles: one row of 8 tiles, all reading the same
   // 16 x 64 block of A per k-step (2 KiB, rows of 128 bytes) and asking for it 4 times each

@@ -228,6 +228,29 @@ AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, cons
 
 
 
+// The L2 partition next to the SM of each launch slot: the profile's measured map
+// (l2.slot_partition) for the fewest resident CTAs an SM at or above the launch's, else its
+// largest, the slots past it repeating it. On the H200 the slots come in runs on one partition
+// (slots 0-15 next to one, 16-63 the other, one CTA an SM: sm_partition.cu), so tiles launched
+// together mostly share their near partition. Without a map the SMs alternate.
+void assign_groups(StreamShape& shape, const hw::HardwareSpec& hw, const Levels& lv) {
+  const auto sms = std::max<std::int64_t>(1, static_cast<std::int64_t>(hw.sm_count));
+  shape.group_of_slot.resize(static_cast<std::size_t>(shape.slots));
+  const auto& measured = hw.l2.slot_partition;
+  if (!lv.l15 && !measured.empty() && static_cast<double>(shape.groups) == hw.l2.partitions) {
+    const std::int64_t resident = (shape.slots + sms - 1) / sms;
+    auto map = std::find_if(measured.begin(), measured.end(),
+                            [&](const hw::SlotPartition& m) { return m.resident >= resident; });
+    if (map == measured.end()) --map;
+    const auto n = static_cast<std::int64_t>(map->partition.size());
+    for (std::int64_t s = 0; s < shape.slots; ++s)
+      shape.group_of_slot[static_cast<std::size_t>(s)] = map->partition[static_cast<std::size_t>(s % n)];
+    return;
+  }
+  for (std::int64_t s = 0; s < shape.slots; ++s)
+    shape.group_of_slot[static_cast<std::size_t>(s)] = static_cast<std::int32_t>((s % sms) % shape.groups);
+}
+
 // Step 1: what the walk reads, from the program and the hardware.
 struct Prepared {
   LaunchOrderSpec spec;
@@ -242,6 +265,7 @@ Prepared prepare(const plan::TileProgram& program, const hw::HardwareSpec& hw, c
              .lv = detail::levels_of(hw), .shape = {}};
   p.order = make_launch_order(p.spec);
   p.shape = stream_shape(program, hw, *p.order, p.plans, p.lv, options);
+  assign_groups(p.shape, hw, p.lv);
   return p;
 }
 
@@ -264,18 +288,12 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
   k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.skew.rate_sd);
   k.add(p.shape.foreign_share).add(p.shape.whole_stream).add(sm_count);
+  std::uint64_t groups = 1469598103934665603ull;  // FNV-1a over the slots' groups
+  for (const std::int32_t g : p.shape.group_of_slot) groups = (groups ^ static_cast<std::uint64_t>(g)) * 1099511628211ull;
+  k.add(static_cast<std::int64_t>(groups));
   k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact);
   k.add(p.shape.fill_window).add(o.merge_per_lookup);
   return k.str();
-}
-
-// CTAs go round-robin over the SMs (slot s on SM s % sm_count); NVIDIA does not publish which
-// SMs sit next to which partition, so the SMs alternate between the groups.
-void assign_groups(StreamShape& shape, double sm_count) {
-  const auto sms = std::max<std::int64_t>(1, static_cast<std::int64_t>(sm_count));
-  shape.group_of_slot.resize(static_cast<std::size_t>(shape.slots));
-  for (std::int64_t s = 0; s < shape.slots; ++s)
-    shape.group_of_slot[static_cast<std::size_t>(s)] = static_cast<std::int32_t>((s % sms) % shape.groups);
 }
 
 // Steps 2-3: the stream, sampled over waves and along the reduction axis (§3.5.2), and the
@@ -298,9 +316,7 @@ void walk_touches(const TileSequence& tiles, const Prepared& p, const SdcmOption
 // Steps 2-4: the touches of the stream (walk_touches), with the misses in flight their totals
 // per access and the per-tile maps. (A memo of the touches for a search over pipeline stages
 // never hit once the tiles' speeds depended on the stages: 0 hits in 2000 bench predictions.)
-CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptions& options, double sm_count,
-                  std::string name) {
-  assign_groups(p.shape, sm_count);
+CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptions& options, std::string name) {
   std::vector<std::int64_t> seq;  // the whole sequence: for the maps, or an order without closed form
   if (options.tile_maps || !p.order->closed_form()) seq = p.order->sequence(program.grid);
   const TileSequence tiles_in = p.order->closed_form() ? TileSequence{.order = p.order.get(), .grid = &program.grid}
@@ -350,11 +366,11 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
 CacheTraffic SdcmCacheModel::analyze(const plan::TileProgram& program, const hw::HardwareSpec& hw) const {
   Prepared p = prepare(program, hw, options_);
   // Maps are large and asked for by the GUI one plan at a time: only batch analyses are kept.
-  if (!options_.memo || options_.tile_maps) return walk(program, p, options_, hw.sm_count, name());
+  if (!options_.memo || options_.tile_maps) return walk(program, p, options_, name());
   auto& memo = detail::AnalysisMemo<CacheTraffic>::of_this_thread();
   const std::string key = memo_key(program, p, options_, hw.sm_count);
   if (const CacheTraffic* known = memo.find(key)) return *known;
-  CacheTraffic traffic = walk(program, p, options_, hw.sm_count, name());
+  CacheTraffic traffic = walk(program, p, options_, name());
   memo.slot(key) = traffic;
   return traffic;
 }

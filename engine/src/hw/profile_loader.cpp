@@ -353,6 +353,63 @@ void read_async_per_sm(const json& leaf, HardwareSpec& spec, Errors& errors) {
   read_points(leaf, "l2.async_per_sm", "active SMs, bytes/s", valid, spec.l2.async_per_sm, spec, errors);
 }
 
+// l2.slot_partition: {"value": [[resident, "0011..."], ...], "source": "..."}: CTAs resident an
+// SM (increasing from 1) and, for each launch slot, the digit of its SM's partition. Lengths and
+// digits are checked against sm_count and l2.partitions with the other limits.
+void read_slot_partition(const json& leaf, HardwareSpec& spec, Errors& errors) {
+  const std::string path = "l2.slot_partition";
+  if (!leaf.is_object()) {
+    errors.push_back({path, "must be {\"value\": [[resident CTAs an SM, \"partition digit per launch slot\"], ...], "
+                            "\"source\": \"...\"}"});
+    return;
+  }
+  FieldReader r{leaf, path, errors};
+  r.reject_unknown({"value", "source"});
+  const auto source = r.string("source");
+  const json* entries = r.array("value");
+  if (!entries || !source) return;
+  if (source->empty()) errors.push_back({nest(path, "source"), "must not be empty"});
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    const json& e = (*entries)[i];
+    const std::string at = path + ".value[" + std::to_string(i) + "]";
+    if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_string()) {
+      errors.push_back({at, "must be a pair [resident CTAs an SM, \"digits\"], got " + e.dump()});
+      return;
+    }
+    SlotPartition sp{.resident = e[0].get<int>(), .partition = {}};
+    const int last = spec.l2.slot_partition.empty() ? 0 : spec.l2.slot_partition.back().resident;
+    if (sp.resident <= last) {
+      errors.push_back({at, "resident CTAs an SM must increase from 1, got " + std::to_string(sp.resident) +
+                                (last > 0 ? " after " + std::to_string(last) : std::string())});
+      return;
+    }
+    for (const char c : e[1].get<std::string>()) {
+      if (c < '0' || c > '9') {
+        errors.push_back({at, std::string("partitions must be digits, got '") + c + "'"});
+        return;
+      }
+      sp.partition.push_back(static_cast<std::int8_t>(c - '0'));
+    }
+    spec.l2.slot_partition.push_back(std::move(sp));
+  }
+  spec.sources[path] = source.value_or("");
+}
+
+void check_slot_partition(const HardwareSpec& spec, Errors& errors) {
+  for (std::size_t i = 0; i < spec.l2.slot_partition.size(); ++i) {
+    const SlotPartition& sp = spec.l2.slot_partition[i];
+    const std::string at = "l2.slot_partition.value[" + std::to_string(i) + "]";
+    const double slots = spec.sm_count * sp.resident;
+    if (static_cast<double>(sp.partition.size()) != slots)
+      errors.push_back({at, "must give one digit per launch slot (sm_count x " + std::to_string(sp.resident) + " = " +
+                                format_number(slots) + "), got " + std::to_string(sp.partition.size())});
+    else if (const auto top = *std::max_element(sp.partition.begin(), sp.partition.end());
+             top >= spec.l2.partitions)
+      errors.push_back({at, "partition " + std::to_string(top) + " is not below l2.partitions (" +
+                                format_number(spec.l2.partitions) + ")"});
+  }
+}
+
 // Limits that only make sense together.
 void check_consistency(const HardwareSpec& spec, Errors& errors) {
   const SmLimits& lim = spec.limits;
@@ -370,6 +427,7 @@ void check_consistency(const HardwareSpec& spec, Errors& errors) {
                                                   format_number(power.short_kernel_us) + "), got " +
                                                   format_number(power.long_kernel_us)});
   }
+  check_slot_partition(spec, errors);
   if (spec.has_l15() && spec.l2.bytes > 0 && spec.l15.bytes >= spec.l2.bytes) {
     errors.push_back({"l15.bytes", "must be smaller than l2.bytes (" +
                                        format_number(spec.l2.bytes) + "), got " +
@@ -435,7 +493,8 @@ Result<HardwareSpec> parse_profile(const json& doc) {
   if (const json* l2 = root.object("l2")) {
     if (l2->contains("cyclic_hit")) read_cyclic_hit(l2->at("cyclic_hit"), spec, errors);
     if (l2->contains("async_per_sm")) read_async_per_sm(l2->at("async_per_sm"), spec, errors);
-    leaves.read_group(*l2, "l2", spec.l2, kCacheFields, {"cyclic_hit", "async_per_sm"});
+    if (l2->contains("slot_partition")) read_slot_partition(l2->at("slot_partition"), spec, errors);
+    leaves.read_group(*l2, "l2", spec.l2, kCacheFields, {"cyclic_hit", "async_per_sm", "slot_partition"});
   }
   if (errors.empty()) check_consistency(spec, errors);
   if (!errors.empty()) return errors;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <vector>
 #include <string>
@@ -50,6 +51,15 @@ struct PowerLimit {
   double sustained_fraction = 1.0;
 };
 
+// Where the CTAs of a launch run, by the L2 partition next to their SM: with `resident` CTAs an
+// SM, launch slot s (of sm_count x resident) lands on an SM next to partition[s]. Measured: the
+// block scheduler deals the slots out by TPC over the GPCs, and which partition a TPC sits next
+// to is a fact of the chip (hw_profiles/calibrate/sm_partition.cu).
+struct SlotPartition {
+  int resident = 1;
+  std::vector<std::int8_t> partition;
+};
+
 struct CacheLevel {
   double bytes = 0;          // capacity (effective, as calibrated from the bandwidth sweep)
   double bandwidth = 0;      // bytes/s, whole device
@@ -70,6 +80,9 @@ struct CacheLevel {
   // Hit rate when a working set is reused cyclically, past the capacity: points
   // (working set / bytes, hit rate), measured by a bandwidth sweep. Empty: none hit past it.
   std::vector<std::array<double, 2>> cyclic_hit;
+  // Per CTAs resident an SM (increasing), the partition each launch slot's SM sits next to.
+  // Empty: the SMs alternate between the partitions.
+  std::vector<SlotPartition> slot_partition;
 };
 
 struct HardwareSpec {
