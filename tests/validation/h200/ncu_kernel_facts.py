@@ -11,6 +11,8 @@ Sets:
   spills - Triton GEMM configs that spill registers, with local-memory metrics
   overflow - B-staged tiles whose accumulators pass the registers, 2-wave grids and one-wave twins
   aonly - A alone staged, unspilled, beside aligned and B-staged twins
+  lane - grouped launches bound by the L2 lane that run slower than the model once it merges
+          their requests as ncu counts (the measured SM-to-partition map), beside group-1 twins
   staged - 3000x5000x2048 and 2500x7000x3000 configs with an operand staged through registers
           whose time the stage count moves 1.7x (64x64x128 w8: 1050 us at 2 stages, 1801 at 5)
   softmaxw - softmax of rows of 512-2048 bf16 (PyTorch's softmax_warp_forward, a warp a row)
@@ -137,6 +139,23 @@ AONLY_CASES = [
 ]
 
 
+# Grouped (group_m 8) launches of triton_gemm.csv that the model reads 0.71-0.86 once neighbouring
+# tiles merge their requests as ncu counts (docs/cache-model.md, "Where a launch's CTAs run"):
+# 4096 x 4096 x 14336 128x64x128 g8 s2 moves 8.5 TB/s of requested bytes, the L2's plateau,
+# though 19% of them merge. Beside them their group-1 twins and a deeper-pipelined neighbour:
+# what holds them, the L2's throughput or the loop's round trip?
+LANE_CASES = [
+    (4096, 4096, 14336, 128, 64, 128, 8, 2, 4),
+    (4096, 4096, 14336, 128, 64, 128, 1, 2, 4),
+    (8192, 8192, 8192, 128, 64, 128, 8, 2, 4),
+    (8192, 8192, 8192, 128, 64, 128, 8, 4, 8),
+    (4096, 28672, 8192, 64, 128, 64, 8, 4, 4),
+    (4096, 28672, 8192, 64, 128, 64, 1, 4, 4),
+    (8192, 8192, 28672, 64, 64, 64, 8, 2, 4),
+    (4096, 4096, 4096, 128, 64, 128, 8, 2, 4),
+]
+
+
 # PyTorch's softmax of rows up to 2048 bf16 elements (4 KiB) runs softmax_warp_forward, one
 # warp a row, not the 1024-thread block of norms.csv's rows (none that short there).
 SOFTMAX_WARP_SHAPES = [(16384, 512), (16384, 1024), (16384, 2048), (65536, 512), (65536, 1024),
@@ -198,7 +217,7 @@ def gemm_cases(cases=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged", "softmaxw", "shortrows",
-                                      "stridedew", "overflow", "aonly"], required=True)
+                                      "stridedew", "overflow", "aonly", "lane"], required=True)
     args = ap.parse_args()
     cases = (norms_cases() if args.set == "norms" else
              softmax_warp_cases() if args.set == "softmaxw" else
@@ -209,7 +228,8 @@ def main():
              gemm_cases(STAGE_CASES) if args.set == "stages" else
              gemm_cases(STAGED_CASES) if args.set == "staged" else
              gemm_cases(OVERFLOW_CASES) if args.set == "overflow" else
-             gemm_cases(AONLY_CASES) if args.set == "aonly" else gemm_cases())
+             gemm_cases(AONLY_CASES) if args.set == "aonly" else
+             gemm_cases(LANE_CASES) if args.set == "lane" else gemm_cases())
     for i, (label, build) in enumerate(cases):
         try:
             torch.manual_seed(0)
