@@ -11,6 +11,11 @@
 //   sectors_per_stage,us,gbps_per_sm,requests_per_clk_per_sm,sectors_per_clk_per_sm
 // `./l2_requests active`: rows of 128 or 64 and 256 bytes from the 32 MiB buffer, unshared,
 // with 1-132 SMs copying (h200/l2_requests_active.csv).
+// `./l2_requests share`: whole-line rows (128 and 256 bytes) from the 32 MiB buffer, every SM
+// copying, `share` = 1-16 blocks reading the same rows at once, either neighbouring launch slots
+// (next to one L2 partition on the H200, sm_partition.cu) or slots spread over the grid
+// (both partitions): how much of the L2 path's time merged requests save (h200/l2_requests_share.csv;
+// the CSV gains a `spread` column).
 // (a request is one row's part of one 128-byte line; clocks at 1.98 GHz)
 // Build: nvcc -O3 -arch=sm_90a -o l2_requests l2_requests.cu     Run: ./l2_requests [active]
 #include <algorithm>
@@ -57,12 +62,12 @@ struct Walk {
 
 template <int S>
 __global__ void pull(const char* __restrict__ buf, unsigned region_bytes, int row_a, int row_b,
-                     int share, int iters, int* out) {
+                     int share, int spread, int iters, int* out) {
   extern __shared__ int4 ring[];
   const unsigned region_rows = region_bytes / kPitch;
   // Blocks of one group read the same bytes at the same time; groups start at other rows and
   // other columns, so that no two groups ask for the same sectors at once.
-  const unsigned group = blockIdx.x / share;
+  const unsigned group = spread ? blockIdx.x % (gridDim.x / share) : blockIdx.x / share;
   Walk a(row_a, group * 97, group * 37, region_rows), b(row_b, group * 97, group * 37, region_rows);
   const char* base_b = buf + region_bytes;
   constexpr int kVecs = kPartBytes / 16;  // per part: two a thread
@@ -85,21 +90,22 @@ __global__ void pull(const char* __restrict__ buf, unsigned region_bytes, int ro
 }
 
 template <int S>
-float run(const char* buf, unsigned region, int row_a, int row_b, int share, int blocks, int iters, int* out) {
+float run(const char* buf, unsigned region, int row_a, int row_b, int share, int spread, int blocks, int iters,
+          int* out) {
   const int smem = 200 * 1024;  // one block per SM
   CK(cudaFuncSetAttribute(pull<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  pull<S><<<blocks, kThreads, smem>>>(buf, region, row_a, row_b, share, iters / 4, out);  // L2 fill
+  pull<S><<<blocks, kThreads, smem>>>(buf, region, row_a, row_b, share, spread, iters / 4, out);  // L2 fill
   CK(cudaDeviceSynchronize());
-  return best_of_ms([&] { pull<S><<<blocks, kThreads, smem>>>(buf, region, row_a, row_b, share, iters, out); });
+  return best_of_ms([&] { pull<S><<<blocks, kThreads, smem>>>(buf, region, row_a, row_b, share, spread, iters, out); });
 }
 
 int requests(int row_bytes) { return (kPartBytes / row_bytes) * ((row_bytes + 127) / 128); }
 
-float run_stages(int s, const char* buf, unsigned region, int row_a, int row_b, int share, int blocks,
+float run_stages(int s, const char* buf, unsigned region, int row_a, int row_b, int share, int spread, int blocks,
                  int iters, int* out) {
-  return s == 2   ? run<2>(buf, region, row_a, row_b, share, blocks, iters, out)
-         : s == 3 ? run<3>(buf, region, row_a, row_b, share, blocks, iters, out)
-                  : run<5>(buf, region, row_a, row_b, share, blocks, iters, out);
+  return s == 2   ? run<2>(buf, region, row_a, row_b, share, spread, blocks, iters, out)
+         : s == 3 ? run<3>(buf, region, row_a, row_b, share, spread, blocks, iters, out)
+                  : run<5>(buf, region, row_a, row_b, share, spread, blocks, iters, out);
 }
 
 int main(int argc, char** argv) {
@@ -112,17 +118,27 @@ int main(int argc, char** argv) {
   CK(cudaMemset(buf, 1, 2 * max_region));
   CK(cudaMalloc(&out, sizeof(int)));
   const int iters = 8000;  // 131 MB per SM
-  auto row = [&](unsigned region, int a, int b, int share, int s, int active) {
-    const float ms = run_stages(s, buf, region, a, b, share, active, iters, out);
+  const bool share_mode = argc > 1 && std::string(argv[1]) == "share";
+  auto row = [&](unsigned region, int a, int b, int share, int s, int active, int spread = 0) {
+    const float ms = run_stages(s, buf, region, a, b, share, spread, active, iters, out);
     const double sec = ms * 1e-3, clocks = sec * kClockHz;
     const int req = requests(a) + requests(b);
     const double moved = static_cast<double>(iters) * kStageBytes;
-    printf("%u,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.4f,%.4f\n", 2 * region, a, b, share, s, active, req,
+    printf("%u,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.4f,%.4f", 2 * region, a, b, share, s, active, req,
            kStageBytes / 32, ms * 1e3, moved / sec / 1e9, iters * req / clocks, iters * (kStageBytes / 32.0) / clocks);
+    printf(share_mode ? ",%d\n" : "\n", spread);
     fflush(stdout);
   };
   printf("buffer_bytes,row_a,row_b,share,stages,active_sms,requests_per_stage,sectors_per_stage,us,"
-         "gbps_per_sm,requests_per_clk_per_sm,sectors_per_clk_per_sm\n");
+         "gbps_per_sm,requests_per_clk_per_sm,sectors_per_clk_per_sm%s\n", share_mode ? ",spread" : "");
+  if (share_mode) {
+    for (const auto& p : {std::array<int, 2>{128, 256}, std::array<int, 2>{256, 256}})
+      for (int share : {1, 2, 4, 8, 16})
+        for (int spread : {0, 1})
+          for (int s : {2, 3, 5})
+            if (share > 1 || spread == 0) row(static_cast<unsigned>(max_region), p[0], p[1], share, s, sms, spread);
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "active") {
     // GEMM-like rows (A: 128 or 64 bytes, B: 256) from the 32 MiB buffer, 1-132 SMs copying.
     for (int active : {1, 2, 4, 8, 16, 32, 48, 64, 96, 132})
