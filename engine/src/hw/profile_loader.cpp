@@ -297,21 +297,32 @@ void read_l15(LeafReader& leaves, const json& obj, HardwareSpec& spec) {
   leaves.read_group(obj, "l15", spec.l15, kCacheFields);
 }
 
+// A table {"value": [[...], ...], "source": "..."}: its entries, the source recorded under
+// `path` (nullptr, with the errors, when the table's shape is wrong). `entry` says what one
+// entry holds.
+const json* table_entries(const json& leaf, const std::string& path, const std::string& entry, HardwareSpec& spec,
+                          Errors& errors) {
+  if (!leaf.is_object()) {
+    errors.push_back({path, "must be {\"value\": [[" + entry + "], ...], \"source\": \"...\"}"});
+    return nullptr;
+  }
+  FieldReader r{leaf, path, errors};
+  r.reject_unknown({"value", "source"});
+  const auto source = r.string("source");
+  const json* entries = r.array("value");
+  if (!entries || !source) return nullptr;
+  if (source->empty()) errors.push_back({nest(path, "source"), "must not be empty"});
+  spec.sources[path] = *source;
+  return entries;
+}
+
 // A table of points {"value": [[x, y], ...], "source": "..."} into `out`; `valid(x, y, last)`
 // says why a point cannot follow the last one (empty: it can), `pair` names the two numbers.
 template <class Valid>
 void read_points(const json& leaf, const std::string& path, const std::string& pair, Valid valid,
                  std::vector<std::array<double, 2>>& out, HardwareSpec& spec, Errors& errors) {
-  if (!leaf.is_object()) {
-    errors.push_back({path, "must be {\"value\": [[" + pair + "], ...], \"source\": \"...\"}"});
-    return;
-  }
-  FieldReader r{leaf, path, errors};
-  r.reject_unknown({"value", "source"});
-  const auto source = r.string("source");
-  const json* points = r.array("value");
-  if (!points || !source) return;
-  if (source->empty()) errors.push_back({nest(path, "source"), "must not be empty"});
+  const json* points = table_entries(leaf, path, pair, spec, errors);
+  if (!points) return;
   const std::array<double, 2>* last = nullptr;
   for (std::size_t i = 0; i < points->size(); ++i) {
     const json& pt = (*points)[i];
@@ -328,7 +339,6 @@ void read_points(const json& leaf, const std::string& path, const std::string& p
     out.push_back(p);
     last = &out.back();
   }
-  spec.sources[path] = source.value_or("");
 }
 
 // l2.cyclic_hit: w the working set over the capacity (increasing, above 1), h its hit rate
@@ -358,17 +368,8 @@ void read_async_per_sm(const json& leaf, HardwareSpec& spec, Errors& errors) {
 // digits are checked against sm_count and l2.partitions with the other limits.
 void read_slot_partition(const json& leaf, HardwareSpec& spec, Errors& errors) {
   const std::string path = "l2.slot_partition";
-  if (!leaf.is_object()) {
-    errors.push_back({path, "must be {\"value\": [[resident CTAs an SM, \"partition digit per launch slot\"], ...], "
-                            "\"source\": \"...\"}"});
-    return;
-  }
-  FieldReader r{leaf, path, errors};
-  r.reject_unknown({"value", "source"});
-  const auto source = r.string("source");
-  const json* entries = r.array("value");
-  if (!entries || !source) return;
-  if (source->empty()) errors.push_back({nest(path, "source"), "must not be empty"});
+  const json* entries = table_entries(leaf, path, "resident CTAs an SM, \"partition digit per launch slot\"", spec, errors);
+  if (!entries) return;
   for (std::size_t i = 0; i < entries->size(); ++i) {
     const json& e = (*entries)[i];
     const std::string at = path + ".value[" + std::to_string(i) + "]";
@@ -392,7 +393,6 @@ void read_slot_partition(const json& leaf, HardwareSpec& spec, Errors& errors) {
     }
     spec.l2.slot_partition.push_back(std::move(sp));
   }
-  spec.sources[path] = source.value_or("");
 }
 
 void check_slot_partition(const HardwareSpec& spec, Errors& errors) {
