@@ -16,6 +16,9 @@
 // (next to one L2 partition on the H200, sm_partition.cu) or slots spread over the grid
 // (both partitions): how much of the L2 path's time merged requests save (h200/l2_requests_share.csv;
 // the CSV gains a `spread` column).
+// `./l2_requests distance`: the same with `share` readers exactly `spread` launch slots apart
+// (block b reads with the blocks b +- spread, ... as ncu_share.py's CTAs do): 2 and 4 readers
+// 1-64 slots apart, 3 and 5 stages (h200/l2_requests_distance.csv; `spread` = the distance).
 // (a request is one row's part of one 128-byte line; clocks at 1.98 GHz)
 // Build: nvcc -O3 -arch=sm_90a -o l2_requests l2_requests.cu     Run: ./l2_requests [active]
 #include <algorithm>
@@ -67,7 +70,10 @@ __global__ void pull(const char* __restrict__ buf, unsigned region_bytes, int ro
   const unsigned region_rows = region_bytes / kPitch;
   // Blocks of one group read the same bytes at the same time; groups start at other rows and
   // other columns, so that no two groups ask for the same sectors at once.
-  const unsigned group = spread ? blockIdx.x % (gridDim.x / share) : blockIdx.x / share;
+  // spread < 0: readers -spread slots apart; 1: spread over the grid; 0: side by side.
+  const unsigned group = spread < 0   ? blockIdx.x % (-spread) + (-spread) * (blockIdx.x / (-spread * share))
+                         : spread > 0 ? blockIdx.x % (gridDim.x / share)
+                                      : blockIdx.x / share;
   Walk a(row_a, group * 97, group * 37, region_rows), b(row_b, group * 97, group * 37, region_rows);
   const char* base_b = buf + region_bytes;
   constexpr int kVecs = kPartBytes / 16;  // per part: two a thread
@@ -118,7 +124,8 @@ int main(int argc, char** argv) {
   CK(cudaMemset(buf, 1, 2 * max_region));
   CK(cudaMalloc(&out, sizeof(int)));
   const int iters = 8000;  // 131 MB per SM
-  const bool share_mode = argc > 1 && std::string(argv[1]) == "share";
+  const bool distance_mode = argc > 1 && std::string(argv[1]) == "distance";
+  const bool share_mode = distance_mode || (argc > 1 && std::string(argv[1]) == "share");
   auto row = [&](unsigned region, int a, int b, int share, int s, int active, int spread = 0) {
     const float ms = run_stages(s, buf, region, a, b, share, spread, active, iters, out);
     const double sec = ms * 1e-3, clocks = sec * kClockHz;
@@ -126,11 +133,20 @@ int main(int argc, char** argv) {
     const double moved = static_cast<double>(iters) * kStageBytes;
     printf("%u,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.4f,%.4f", 2 * region, a, b, share, s, active, req,
            kStageBytes / 32, ms * 1e3, moved / sec / 1e9, iters * req / clocks, iters * (kStageBytes / 32.0) / clocks);
-    printf(share_mode ? ",%d\n" : "\n", spread);
+    printf(share_mode ? ",%d\n" : "\n", spread < 0 ? -spread : spread);
     fflush(stdout);
   };
   printf("buffer_bytes,row_a,row_b,share,stages,active_sms,requests_per_stage,sectors_per_stage,us,"
          "gbps_per_sm,requests_per_clk_per_sm,sectors_per_clk_per_sm%s\n", share_mode ? ",spread" : "");
+  if (distance_mode) {
+    row(static_cast<unsigned>(max_region), 128, 256, 1, 3, sms);
+    row(static_cast<unsigned>(max_region), 128, 256, 1, 5, sms);
+    for (int share : {2, 4})
+      for (int d : {1, 2, 4, 8, 16, 32, 64})
+        for (int s : {3, 5})
+          if (share * d <= sms) row(static_cast<unsigned>(max_region), 128, 256, share, s, sms, -d);
+    return 0;
+  }
   if (share_mode) {
     for (const auto& p : {std::array<int, 2>{128, 256}, std::array<int, 2>{256, 256}})
       for (int share : {1, 2, 4, 8, 16})

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""How many of the shared requests of `l2_requests distance` reach an L2 lookup (ncu), beside
+what they cost in time (the same program timed without ncu).
+
+On the H200, from hw_profiles/calibrate (builds l2_requests.cu, ~1 min):
+  python3 l2_share_ncu.py --run DIR
+    writes DIR/l2_requests_distance.csv (the timing, no profiler) and DIR/l2_share_ncu_raw.csv
+    (ncu --csv --page raw of every launch: tex read sectors looked up, their hits, requests)
+Anywhere:
+  python3 l2_share_ncu.py --parse DIR/l2_share_ncu_raw.csv DIR/l2_requests_distance.csv > h200/l2_share_lookups.csv
+(the raw CSV of 2026-12-01 is kept as h200/l2_share_ncu_raw.csv.gz, the timing as h200/l2_requests_distance.csv)
+
+Each row of the timing CSV is one L2 fill launch and five timed launches, in that order, under
+ncu too; the parse takes the median of the five. Lookups per requested sector: ncu's tex read
+sectors over the sectors the blocks copy (132 blocks x 8000 stages x 512 sectors); 1 means
+every request looked up, 1 / share every reader but one merged.
+CSV: share, distance, stages, gbps_per_sm, lookups_per_sector, hit_pct, lookup_requests_per_line_request
+"""
+import argparse
+import csv
+import gzip
+import io
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+METRICS = ("lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
+           "lts__t_requests_srcunit_tex_op_read.sum,gpu__time_duration.sum")
+BLOCKS, ITERS, SECTORS_PER_STAGE, REQUESTS_PER_STAGE = 132, 8000, 512, 128
+LAUNCHES_PER_ROW = 6
+
+
+def run(out):
+    exe = os.path.join(out, "l2_requests")
+    subprocess.run(["nvcc", "-O3", "-arch=sm_90a", "-o", exe, os.path.join(HERE, "l2_requests.cu")], check=True)
+    with open(os.path.join(out, "l2_requests_distance.csv"), "w") as f:
+        subprocess.run([exe, "distance"], stdout=f, check=True)
+    with open(os.path.join(out, "l2_share_ncu_raw.csv"), "w") as f:
+        subprocess.run(["ncu", "--clock-control", "none", "--cache-control", "none", "--metrics", METRICS,
+                        "--csv", "--page", "raw", "--print-units", "base", exe, "distance"], stdout=f, check=True)
+
+
+def number(v):
+    return float(v.replace(",", ""))
+
+
+def parse(raw_path, timing_path):
+    text = (gzip.open(raw_path, "rt") if raw_path.endswith(".gz") else open(raw_path)).read()
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    head, data = rows[0], [r for r in rows[2:] if r and r[0].isdigit()]
+    col = {h: i for i, h in enumerate(head)}
+    timing = [r for r in csv.DictReader(l for l in open(timing_path) if not l.startswith("#"))]
+    assert len(data) == LAUNCHES_PER_ROW * len(timing), (len(data), len(timing))
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["share", "distance", "stages", "gbps_per_sm", "lookups_per_sector", "hit_pct",
+                "lookup_requests_per_line_request"])
+    for i, t in enumerate(timing):
+        timed = data[LAUNCHES_PER_ROW * i + 1:LAUNCHES_PER_ROW * (i + 1)]
+        sectors = statistics.median(number(r[col["lts__t_sectors_srcunit_tex_op_read.sum"]]) for r in timed)
+        hits = statistics.median(number(r[col["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"]]) for r in timed)
+        reqs = statistics.median(number(r[col["lts__t_requests_srcunit_tex_op_read.sum"]]) for r in timed)
+        asked = BLOCKS * ITERS * SECTORS_PER_STAGE
+        w.writerow([t["share"], t["spread"], t["stages"], t["gbps_per_sm"], f"{sectors / asked:.3f}",
+                    f"{100 * hits / sectors:.1f}", f"{reqs / (BLOCKS * ITERS * REQUESTS_PER_STAGE):.3f}"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run", metavar="DIR")
+    ap.add_argument("--parse", nargs=2, metavar=("RAW", "TIMING"))
+    a = ap.parse_args()
+    if a.run:
+        os.makedirs(a.run, exist_ok=True)
+        run(a.run)
+    elif a.parse:
+        parse(*a.parse)
+    else:
+        ap.error("--run DIR or --parse RAW TIMING")
+
+
+if __name__ == "__main__":
+    main()
