@@ -17,6 +17,8 @@ Usage: python3 pipeline_iteration.py --out DIR                  (1 and 2 CTAs pe
        python3 pipeline_iteration.py --out DIR --resident 3,4   (pipeline_resident.csv: the
               tiles small enough for 3 and 4 CTAs per SM, where the round trips of more
               resident tiles overlap)
+       python3 pipeline_iteration.py --out DIR --configs 128x64x128x4,... --name NAME
+              (NAME.csv: those tiles, BMxBNxBKxWARPS, at 1 and 2 CTAs per SM)
 """
 import argparse
 import csv
@@ -59,10 +61,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--resident", default="", help="CTAs per SM to run instead of 1,2, e.g. 3,4")
+    ap.add_argument("--configs", default="", help="tiles BMxBNxBKxWARPS,... instead of the built-in list")
+    ap.add_argument("--name", default="", help="CSV name (without .csv) for --configs")
     args = ap.parse_args()
     resident = [int(x) for x in args.resident.split(",")] if args.resident else [1, 2]
-    configs = RESIDENT_CONFIGS if args.resident else CONFIGS
-    path = os.path.join(args.out, "pipeline_resident.csv" if args.resident else "pipeline_iteration.csv")
+    configs = ([tuple(int(v) for v in c.split("x")) for c in args.configs.split(",")] if args.configs
+               else RESIDENT_CONFIGS if args.resident else CONFIGS)
+    name = args.name or ("pipeline_resident" if args.resident else "pipeline_iteration")
+    path = os.path.join(args.out, name + ".csv")
     with open(path, "w", newline="") as f:
         w_ = csv.writer(f)
         w_.writerow(["block_m", "block_n", "block_k", "stages", "warps", "ctas_per_sm", "K1",
