@@ -13,9 +13,12 @@ the ones the [validation] unit test scores: M, N, K multiples of 16 (else Triton
 to narrow loads) and no register spills (triton_gemm.csv's n_spills; local memory goes
 through L2). --all scores every row. Besides the hit rate it compares DRAM read bytes and
 shows ncu's L2 read lookups per requested sector (`merge`: tex read sectors over the sectors
-the tiles' loads ask for, A and B; 1 = no merging). Plain Python, no packages.
+the tiles' loads ask for, A and B; 1 = no merging). --lookups also predicts that share for each
+row (one `tilesight-cli predict --format json` a row, for its per-tensor merged bytes: slower)
+and prints its mean error against ncu's, by waves and stages. Plain Python, no packages.
 """
 import argparse
+import concurrent.futures
 import csv
 import json
 import math
@@ -57,6 +60,16 @@ def wave_class(p):
     return "1 wave" if w <= 1 else "2-4" if w <= 4 else "5-16" if w <= 16 else ">16"
 
 
+def predicted_lookups(cli, x):
+    """The model's L2 lookups per requested sector of A and B: 1 - merged / requested."""
+    plan = json.dumps({"kernel": "gemm", "hardware": "h200", "params": {**{c: x[c] for c in KEY}, "dtype": "bf16"}})
+    out = subprocess.run([cli, "predict", "--format", "json", "-"], input=plan, capture_output=True, text=True,
+                         check=True).stdout
+    tensors = [t for t in json.loads(out)["tensors"] if t["tensor"] in ("A", "B")]
+    requested = sum(t["requested_bytes"] for t in tensors)
+    return 1 - sum(t.get("l2_merged_bytes", 0) for t in tensors) / requested if requested > 0 else float("nan")
+
+
 def summary(rows):
     e = [x["err"] for x in rows]
     return len(e), statistics.fmean(abs(v) for v in e), statistics.fmean(e)
@@ -84,6 +97,8 @@ def main():
     ap.add_argument("--calib", action="store_true",
                     help="l2_hit_calib.csv (the calibration set outside the corpus's shapes) instead")
     ap.add_argument("--worst", type=int, default=25)
+    ap.add_argument("--lookups", action="store_true",
+                    help="also predict the lookups per requested sector, row by row, against ncu's")
     a = ap.parse_args()
 
     spills = {tuple(int(r[c]) for c in KEY): int(r["n_spills"]) for r in read(os.path.join(HERE, "triton_gemm.csv"))}
@@ -129,6 +144,21 @@ def main():
               f"{statistics.fmean(abs(x['pred_load'] - x['meas_load']) for x in load):.2f} pp, bias "
               f"{statistics.fmean(x['pred_load'] - x['meas_load'] for x in load):+.2f} pp; "
               f"ncu read lookups per requested sector: median {statistics.median(x['merge'] for x in load):.2f}")
+    if a.lookups:
+        rows_ = [x for x in scored if not math.isnan(x["merge"])]
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            for x, v in zip(rows_, pool.map(lambda x: predicted_lookups(a.cli, x), rows_)):
+                x["pred_merge"] = v
+        err = [x["pred_merge"] - x["merge"] for x in rows_]
+        print(f"L2 read lookups per requested sector, model against ncu ({len(rows_)} rows): mean abs error "
+              f"{statistics.fmean(abs(e) for e in err):.3f}, bias {statistics.fmean(err):+.3f}")
+        groups = {}
+        for x, e in zip(rows_, err):
+            groups.setdefault((x["stages"], "1 wave" if x["waves"] <= 1 else "more"), []).append((x, e))
+        for k in sorted(groups):
+            g = groups[k]
+            print(f"  stages {k[0]}, {k[1]:>6}: {len(g):4d} rows, ncu {statistics.fmean(x['merge'] for x, _ in g):.2f}, "
+                  f"model {statistics.fmean(x['pred_merge'] for x, _ in g):.2f}")
     table("shape class", scored, lambda x: x["cls"])
     table("tile (block_m x block_n)", scored, lambda x: f"{x['block_m']}x{x['block_n']}")
     table("group_m", scored, lambda x: x["group_m"])
