@@ -1,0 +1,144 @@
+#include "profile_tables.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <string>
+
+#include "tilesight/util/json_input.h"
+
+namespace tilesight::hw::detail {
+
+using nlohmann::json;
+
+std::string format_number(double v) {
+  std::array<char, 64> buf{};
+  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  return ec == std::errc() ? std::string(buf.data(), end) : json(v).dump();
+}
+
+namespace {
+
+// A table {"value": [[...], ...], "source": "..."}: its entries, the source recorded under
+// `path` (nullptr, with the errors, when the table's shape is wrong). `entry` says what one
+// entry holds.
+const json* table_entries(const json& leaf, const std::string& path, const std::string& entry, HardwareSpec& spec,
+                          Errors& errors) {
+  if (!leaf.is_object()) {
+    errors.push_back({path, "must be {\"value\": [[" + entry + "], ...], \"source\": \"...\"}"});
+    return nullptr;
+  }
+  FieldReader r{leaf, path, errors};
+  r.reject_unknown({"value", "source"});
+  const auto source = r.string("source");
+  const json* entries = r.array("value");
+  if (!entries || !source) return nullptr;
+  if (source->empty()) errors.push_back({nest(path, "source"), "must not be empty"});
+  spec.sources[path] = *source;
+  return entries;
+}
+
+// A table of points {"value": [[x, y], ...], "source": "..."} into `out`; `valid(x, y, last)`
+// says why a point cannot follow the last one (empty: it can), `pair` names the two numbers.
+template <class Valid>
+void read_points(const json& leaf, const std::string& path, const std::string& pair, Valid valid,
+                 std::vector<std::array<double, 2>>& out, HardwareSpec& spec, Errors& errors) {
+  const json* points = table_entries(leaf, path, pair, spec, errors);
+  if (!points) return;
+  const std::array<double, 2>* last = nullptr;
+  for (std::size_t i = 0; i < points->size(); ++i) {
+    const json& pt = (*points)[i];
+    const std::string at = path + ".value[" + std::to_string(i) + "]";
+    if (!pt.is_array() || pt.size() != 2 || !pt[0].is_number() || !pt[1].is_number()) {
+      errors.push_back({at, "must be a pair [" + pair + "], got " + pt.dump()});
+      return;
+    }
+    const std::array<double, 2> p{pt[0].get<double>(), pt[1].get<double>()};
+    if (const std::string why = valid(p, last); !why.empty()) {
+      errors.push_back({at, why + ", got " + pt.dump()});
+      return;
+    }
+    out.push_back(p);
+    last = &out.back();
+  }
+}
+
+// l2.cyclic_hit: w the working set over the capacity (increasing, above 1), h its hit rate
+// (0..1, not increasing).
+void read_cyclic_hit(const json& leaf, HardwareSpec& spec, Errors& errors) {
+  auto valid = [](const std::array<double, 2>& p, const std::array<double, 2>* last) {
+    const double last_w = last ? (*last)[0] : 1, last_h = last ? (*last)[1] : 1;
+    return p[0] >= last_w && p[1] >= 0 && p[1] <= last_h
+               ? std::string()
+               : std::string("working sets must increase from 1 and hit rates fall from 1 to 0");
+  };
+  read_points(leaf, "l2.cyclic_hit", "working set / capacity, hit rate", valid, spec.l2.cyclic_hit, spec, errors);
+}
+
+// l2.async_per_sm: active SMs (increasing, at least 1) and the bytes/s one SM's copies carry.
+void read_async_per_sm(const json& leaf, HardwareSpec& spec, Errors& errors) {
+  auto valid = [](const std::array<double, 2>& p, const std::array<double, 2>* last) {
+    return p[0] >= 1 && (!last || p[0] > (*last)[0]) && p[1] > 0
+               ? std::string()
+               : std::string("active SMs must increase from 1 and rates be positive");
+  };
+  read_points(leaf, "l2.async_per_sm", "active SMs, bytes/s", valid, spec.l2.async_per_sm, spec, errors);
+}
+
+// l2.slot_partition: {"value": [[resident, "0011..."], ...], "source": "..."}: CTAs resident an
+// SM (increasing from 1) and, for each launch slot, the digit of its SM's partition. Lengths and
+// digits are checked against sm_count and l2.partitions with the other limits.
+void read_slot_partition(const json& leaf, HardwareSpec& spec, Errors& errors) {
+  const std::string path = "l2.slot_partition";
+  const json* entries = table_entries(leaf, path, "resident CTAs an SM, \"partition digit per launch slot\"", spec, errors);
+  if (!entries) return;
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    const json& e = (*entries)[i];
+    const std::string at = path + ".value[" + std::to_string(i) + "]";
+    if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_string()) {
+      errors.push_back({at, "must be a pair [resident CTAs an SM, \"digits\"], got " + e.dump()});
+      return;
+    }
+    SlotPartition sp{.resident = e[0].get<int>(), .partition = {}};
+    const int last = spec.l2.slot_partition.empty() ? 0 : spec.l2.slot_partition.back().resident;
+    if (sp.resident <= last) {
+      errors.push_back({at, "resident CTAs an SM must increase from 1, got " + std::to_string(sp.resident) +
+                                (last > 0 ? " after " + std::to_string(last) : std::string())});
+      return;
+    }
+    for (const char c : e[1].get<std::string>()) {
+      if (c < '0' || c > '9') {
+        errors.push_back({at, std::string("partitions must be digits, got '") + c + "'"});
+        return;
+      }
+      sp.partition.push_back(static_cast<std::int8_t>(c - '0'));
+    }
+    spec.l2.slot_partition.push_back(std::move(sp));
+  }
+}
+
+}  // namespace
+
+void check_l2_tables(const HardwareSpec& spec, Errors& errors) {
+  for (std::size_t i = 0; i < spec.l2.slot_partition.size(); ++i) {
+    const SlotPartition& sp = spec.l2.slot_partition[i];
+    const std::string at = "l2.slot_partition.value[" + std::to_string(i) + "]";
+    const double slots = spec.sm_count * sp.resident;
+    if (static_cast<double>(sp.partition.size()) != slots)
+      errors.push_back({at, "must give one digit per launch slot (sm_count x " + std::to_string(sp.resident) + " = " +
+                                format_number(slots) + "), got " + std::to_string(sp.partition.size())});
+    else if (const auto top = *std::max_element(sp.partition.begin(), sp.partition.end());
+             top >= spec.l2.partitions)
+      errors.push_back({at, "partition " + std::to_string(top) + " is not below l2.partitions (" +
+                                format_number(spec.l2.partitions) + ")"});
+  }
+}
+
+void read_l2_tables(const json& l2, HardwareSpec& spec, Errors& errors) {
+  if (l2.contains("cyclic_hit")) read_cyclic_hit(l2.at("cyclic_hit"), spec, errors);
+  if (l2.contains("async_per_sm")) read_async_per_sm(l2.at("async_per_sm"), spec, errors);
+  if (l2.contains("slot_partition")) read_slot_partition(l2.at("slot_partition"), spec, errors);
+}
+
+}  // namespace tilesight::hw::detail
