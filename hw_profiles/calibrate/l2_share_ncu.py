@@ -9,6 +9,11 @@ On the H200, from hw_profiles/calibrate (builds l2_requests.cu, ~1 min):
 Anywhere:
   python3 l2_share_ncu.py --parse DIR/l2_share_ncu_raw.csv DIR/l2_requests_distance.csv > h200/l2_share_lookups.csv
 (the raw CSV of 2026-12-01 is kept as h200/l2_share_ncu_raw.csv.gz, the timing as h200/l2_requests_distance.csv)
+  python3 l2_share_ncu.py --saving h200/l2_share_lookups.csv
+    the profile's l2.merge_saving: per row with readers that merge (lookups per sector below
+    0.95), the share of the merged requests' L2-path time the merge saved, (1 - r1 / r) /
+    (1 - lookups), r the row's GB/s an SM and r1 the unshared row's at the same stages (1: the
+    path time fell with the lookups); the median over those rows
 
 Each row of the timing CSV is one L2 fill launch and five timed launches, in that order, under
 ncu too; the parse takes the median of the five. Lookups per requested sector: ncu's tex read
@@ -67,18 +72,36 @@ def parse(raw_path, timing_path):
                     f"{100 * hits / sectors:.1f}", f"{reqs / (BLOCKS * ITERS * REQUESTS_PER_STAGE):.3f}"])
 
 
+def saving(lookups_path):
+    rows = list(csv.DictReader(l for l in open(lookups_path) if not l.startswith("#")))
+    alone = {r["stages"]: float(r["gbps_per_sm"]) for r in rows if r["share"] == "1"}
+    shares = []
+    for r in rows:
+        looked = float(r["lookups_per_sector"])
+        if r["share"] == "1" or looked >= 0.95:
+            continue
+        shares.append((1 - alone[r["stages"]] / float(r["gbps_per_sm"])) / (1 - looked))
+        print(f"share {r['share']} distance {r['distance']:>2} stages {r['stages']}: lookups {looked:.3f}, "
+              f"{float(r['gbps_per_sm']):.1f} GB/s an SM against {alone[r['stages']]:.1f} alone: saves {shares[-1]:.2f}")
+    print(f"median over {len(shares)} rows: {statistics.median(shares):.3f} "
+          f"(range {min(shares):.2f}-{max(shares):.2f})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", metavar="DIR")
     ap.add_argument("--parse", nargs=2, metavar=("RAW", "TIMING"))
+    ap.add_argument("--saving", metavar="LOOKUPS_CSV")
     a = ap.parse_args()
     if a.run:
         os.makedirs(a.run, exist_ok=True)
         run(a.run)
     elif a.parse:
         parse(*a.parse)
+    elif a.saving:
+        saving(a.saving)
     else:
-        ap.error("--run DIR or --parse RAW TIMING")
+        ap.error("--run DIR, --parse RAW TIMING or --saving LOOKUPS_CSV")
 
 
 if __name__ == "__main__":

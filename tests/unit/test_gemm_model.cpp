@@ -107,6 +107,13 @@ TEST_CASE("a tile load splits between L2 and DRAM by the cache model", "[gemm][m
   CHECK(m[Resource::kL2] == Approx(176.31e-9).epsilon(1e-4));
   CHECK(m[Resource::kDram] == Approx(u[Resource::kDram]));
   CHECK(m[Resource::kSmem] == Approx(u[Resource::kSmem]));
+  // Where a merge saves only part of a request's path time (l2.merge_saving, the H200's 0.75:
+  // l2_share_lookups.csv), the quarter merged saves 0.75 x 1/4 of it: 235.08 x (1 - 0.1875)
+  // = 191.00 ns.
+  auto partly = hw;
+  partly.l2.merge_saving = 0.75;
+  const auto p = model::resource_vector(prog.actions[0], partly, model::sm_rates(partly, 132, 1.0), merged);
+  CHECK(p[Resource::kL2] == Approx(191.00e-9).epsilon(1e-4));
 }
 
 TEST_CASE("first-touch cache model of a 4096^3 GEMM", "[gemm][cache]") {

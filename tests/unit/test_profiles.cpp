@@ -307,6 +307,15 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
                     "l2.slot_partition: must be {\"value\": [[resident CTAs an SM, \"partition digit per launch slot\"], "
                     "...], \"source\": \"...\"}"));
 
+    json saving = doc;
+    saving["l2"]["merge_saving"] = 1.25;
+    CHECK(has_error(tilesight::hw::parse_profile(saving).errors(), "l2.merge_saving: must be in (0, 1], got 1.25"));
+    saving["l2"]["merge_saving"] = 0.75;
+    REQUIRE(tilesight::hw::parse_profile(saving).ok());
+    CHECK(tilesight::hw::parse_profile(saving).value().l2.merge_saving == 0.75);
+    saving["l2"].erase("merge_saving");
+    CHECK(tilesight::hw::parse_profile(saving).value().l2.merge_saving == 1);  // absent: all of it
+
     json unknown = doc;
     unknown["l2"]["size"] = 1;
     const auto errors = tilesight::hw::parse_profile(unknown).errors();

@@ -83,9 +83,9 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
   // A window past every reuse in one wave of one partition, no skew: 2048^2 bf16 A and B, 8 x 8
   // tiles of 256 x 256 (one wave on 132 SMs), so every block of A (B) is touched by the 8 tiles
   // of its row (column), back to back. The first touch misses (cold), the 7 after it find the
-  // fill in flight: by ncu_pending.csv's burst rows the first of them and then every fourth
-  // reach L2 as hits (followers 1 and 5), the other 5 merge. Per block of 8 requests: 3
-  // lookups, 2 hits, 7 pending, 5 merged, one DRAM read.
+  // fill in flight: by ncu_pending.csv's burst rows each of them reaches L2 (a hit) with odds
+  // 1 in 4, and merges otherwise. Per block of 8 requests: 1 + 7 / 4 = 2.75 lookups, 1.75
+  // hits, 7 pending, 5.25 merged, one DRAM read.
   auto one = hw;
   one.l2.partitions = 1;
   const auto small = kernels::lift_gemm(gemm(2048, 2048, 2048, 256, 256, 1, 2, 8));
@@ -93,10 +93,10 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
   for (const auto& a : all.accesses) {
     if (a.write) continue;
     CHECK(a.requested_bytes == Approx(8 * 2048.0 * 2048 * 2));
-    CHECK(a.l2_lookup_bytes == Approx(3 * 2048.0 * 2048 * 2));
-    CHECK(a.l2_hit_bytes == Approx(2 * 2048.0 * 2048 * 2));
+    CHECK(a.l2_lookup_bytes == Approx(2.75 * 2048.0 * 2048 * 2));
+    CHECK(a.l2_hit_bytes == Approx(1.75 * 2048.0 * 2048 * 2));
     CHECK(a.l2_pending_bytes == Approx(7 * 2048.0 * 2048 * 2));
-    CHECK(a.l2_merged_bytes == Approx(5 * 2048.0 * 2048 * 2));
+    CHECK(a.l2_merged_bytes == Approx(5.25 * 2048.0 * 2048 * 2));
     CHECK(a.dram_bytes == Approx(2048.0 * 2048 * 2));
   }
   // Every request looked up (merge_per_lookup 1): the 7 followers all hit the pending fill, as
@@ -130,15 +130,16 @@ TEST_CASE("the measured slot partitions put tiles launched side by side next to 
   CHECK(alternate.l2_far_hit_bytes == Approx(524288.0));
   CHECK(alternate.l2_hit_bytes == Approx(1048576.0));
   // The H200's slots 0-15 sit next to one partition (sm_partition.cu): tile 1 shares tile 0's
-  // near partition and finds every line there or in flight (hits, pending): 2.5 MB of lookups,
-  // only tile 0's 0.5 MB far, A's hit rate 0.4 instead of 1/3. DRAM reads A once either way.
+  // near partition and finds every line in flight (pending), a quarter of them looked up (hits)
+  // and the rest merged: 1.75 MB of lookups, only tile 0's 0.5 MB far, 0.25 MB of hits. DRAM
+  // reads A once either way.
   hw.l2.slot_partition = {{.resident = 1, .partition = std::vector<std::int8_t>(132, 0)}};
   for (std::size_t s = 16; s < 64; ++s) hw.l2.slot_partition[0].partition[s] = 1;
   const auto measured = a_of(cache::SdcmCacheModel().analyze(prog, hw));
-  CHECK(measured.l2_lookup_bytes == Approx(2.5 * 1048576.0));
+  CHECK(measured.l2_lookup_bytes == Approx(1.75 * 1048576.0));
   CHECK(measured.l2_far_lookup_bytes == Approx(524288.0));
   CHECK(measured.l2_far_hit_bytes == 0);
-  CHECK(measured.l2_hit_bytes == Approx(1048576.0));
+  CHECK(measured.l2_hit_bytes == Approx(0.25 * 1048576.0));
   CHECK(measured.l2_pending_bytes == Approx(1048576.0));
   CHECK(measured.dram_bytes == Approx(alternate.dram_bytes));
   CHECK(measured.dram_bytes == Approx(1048576.0));
@@ -151,8 +152,9 @@ TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest mer
   // copy of such a row in four (ncu_wrapped.csv: 4, 8, 16 copies, 1, 2, 4 lookups per
   // sector), so each tile's touch is looked up and its 3 copies merge. One partition, no skew,
   // a window past every reuse: per k-step tile 0's touch misses (cold) and the other 7 are
-  // followers of its fill, the 1st and 5th looked up (burst rule). So 3 lookups (1 miss,
-  // 2 hits), 1 DRAM read, 5 + 8 x 3 = 29 merged, 7 served by the fill in flight.
+  // followers of its fill, each looked up with odds 1 in 4 (burst rule). So 1 + 7 / 4 = 2.75
+  // lookups (1 miss, 1.75 hits), 1 DRAM read, 5.25 + 8 x 3 = 29.25 merged, 7 served by the
+  // fill in flight.
   auto one = h200_like();
   one.l2.partitions = 1;
   const auto prog = kernels::lift_gemm(gemm(16, 2048, 1024, 64, 256, 1, 2, 4));
@@ -161,17 +163,18 @@ TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest mer
   const auto& a = t.accesses[0];
   REQUIRE(a.tensor == "A");
   CHECK(a.requested_bytes == Approx(32 * block * steps));
-  CHECK(a.l2_lookup_bytes == Approx(3 * block * steps));
-  CHECK(a.l2_hit_bytes == Approx(2 * block * steps));
-  CHECK(a.l2_merged_bytes == Approx(29 * block * steps));
+  CHECK(a.l2_lookup_bytes == Approx(2.75 * block * steps));
+  CHECK(a.l2_hit_bytes == Approx(1.75 * block * steps));
+  CHECK(a.l2_merged_bytes == Approx(29.25 * block * steps));
   CHECK(a.l2_pending_bytes == Approx(7 * block * steps));
   CHECK(a.dram_bytes == Approx(block * steps));
   // Sixteen copies (256-row tiles, 8 tiles of 256 x 256): 4 looked up per tile, the 3 after
-  // its touch hits of its own fill (one CTA: 1 miss and 3 hits per sector).
+  // its touch hits of its own fill (one CTA: 1 miss and 3 hits per sector): 1 + 3 for tile 0,
+  // 0.25 + 3 for each of the 7 others.
   const auto tall = kernels::lift_gemm(gemm(16, 2048, 1024, 256, 256, 1, 2, 8));
   const auto u = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(tall, one);
-  CHECK(u.accesses[0].l2_lookup_bytes == Approx((3 + 8 * 3) * block * steps));
-  CHECK(u.accesses[0].l2_hit_bytes == Approx((2 + 8 * 3) * block * steps));
+  CHECK(u.accesses[0].l2_lookup_bytes == Approx((4 + 7 * 3.25) * block * steps));
+  CHECK(u.accesses[0].l2_hit_bytes == Approx((3 + 7 * 3.25) * block * steps));
   CHECK(u.accesses[0].dram_bytes == Approx(block * steps));
   // Without a fill window the repeats stay inside the SM: only the clamped block is looked up.
   const auto off = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 0.0}).analyze(prog, one);
@@ -181,9 +184,9 @@ TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest mer
 TEST_CASE("wrapped rows of part of a line: each copy a request, in flight by the burst rule", "[cache][sdcm]") {
   // As above with BLOCK_K 32: rows of 64 bytes, whose copies the corpus's grids look up 0.3-0.66
   // of (ncu l2_hit_corpus.csv), taken as all. Per k-step the 32 requests of A's 16 x 32 block:
-  // tile 0's first misses (cold), its 3 repeats are followers 0-2 (0 looked up); then each
-  // tile's touch and 3 repeats are followers 4t-1 .. 4t+2 (4t looked up). So 9 lookups (1 miss,
-  // 8 hits), 1 DRAM read, 23 merged, 31 served by the fill in flight.
+  // tile 0's first misses (cold); its 3 repeats and each other tile's touch and 3 repeats
+  // are followers of that fill, each looked up with odds 1 in 4. So 1 + 31 / 4 = 8.75 lookups
+  // (1 miss, 7.75 hits), 1 DRAM read, 23.25 merged, 31 served by the fill in flight.
   auto one = h200_like();
   one.l2.partitions = 1;
   auto p = gemm(16, 2048, 1024, 64, 256, 1, 2, 4);
@@ -192,9 +195,9 @@ TEST_CASE("wrapped rows of part of a line: each copy a request, in flight by the
   const double block = 16.0 * 32 * 2, steps = 1024 / 32;
   const auto& a = t.accesses[0];
   CHECK(a.requested_bytes == Approx(32 * block * steps));
-  CHECK(a.l2_lookup_bytes == Approx(9 * block * steps));
-  CHECK(a.l2_hit_bytes == Approx(8 * block * steps));
-  CHECK(a.l2_merged_bytes == Approx(23 * block * steps));
+  CHECK(a.l2_lookup_bytes == Approx(8.75 * block * steps));
+  CHECK(a.l2_hit_bytes == Approx(7.75 * block * steps));
+  CHECK(a.l2_merged_bytes == Approx(23.25 * block * steps));
   CHECK(a.l2_pending_bytes == Approx(31 * block * steps));
   CHECK(a.dram_bytes == Approx(block * steps));
 }

@@ -37,15 +37,11 @@ void add_sums(Tally::Sums& sums, const Outcome& o, double req) {
 //    counts as one) and none merges further. One CTA (ncu_wrapped.csv), 16 copies of each row
 //    of A: 4 lookups per sector, 1 miss and 3 hits.
 //  - Copies of part of a line, which mostly reach a lookup by a rule not yet known: followers
-//    of the block's current run, all at once (hits where the block was there; where its fill
-//    is in flight, the burst rule's first follower and every merge_per_lookup-th after it).
-Outcome repeat_outcome(Tally::Run& run, std::int64_t repeats, bool part_lines, std::int64_t merge_per_lookup) {
+//    of the block's current run (hits where the block was there; where its fill is in flight,
+//    the burst rule: one in merge_per_lookup looked up).
+Outcome repeat_outcome(const Tally::Run& run, bool part_lines, double looked) {
   const double in_flight = 1 - run.hit;
   if (!part_lines) return {.near_hit = 1, .pending = in_flight};
-  const std::int64_t n = repeats - 1, f = run.followers, m = merge_per_lookup;
-  const auto looked = static_cast<double>((f + n + m - 1) / m - (f + m - 1) / m) / static_cast<double>(n);
-  run.followers += n;
-  run.until_lookup = (m - run.followers % m) % m;
   return {.near_hit = run.hit + in_flight * looked, .pending = in_flight, .merged = in_flight * (1 - looked)};
 }
 
@@ -127,6 +123,7 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
               .repeats = c.plans[a].repeats,
               .part_lines = c.plans[a].part_lines};
   const bool maps = !t.count.empty();
+  const double looked = 1.0 / static_cast<double>(std::max<std::int64_t>(1, t.merge_per_lookup));
   const auto groups = static_cast<std::size_t>(c.levels.groups);
   for (const Touch* touch = first; touch != last; ++touch) {
     const Touch& tc = *touch;
@@ -141,24 +138,22 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
       // Misses in flight (ncu_pending.csv, burst rows): a touch of the block by the same SM
       // group within one fill window of the run's first touch is served by that touch's fill.
       // Where the block was there it is a plain hit; where its fill is in flight the request
-      // finds the sector pending, which ncu counts as a hit (2 CTAs: 32768 hits and 32768
-      // misses of 65536), and all but every merge_per_lookup-th of those followers merge
-      // before a lookup (8, 16 and 66 CTAs per partition reading at once: 3, 5.5 and 17.7
-      // lookups per sector, 1 + ceil((n - 1) / 4) = 3, 5, 18).
+      // finds the sector pending, which ncu counts as a hit when it is looked up, and each
+      // such follower is looked up with odds 1 in merge_per_lookup, the others merging before
+      // a lookup. n CTAs of a partition reading at once then make 1 + (n - 1) / 4 lookups a
+      // sector: 1.25, 2.75, 4.75 and 17.25 for n = 2, 8, 16 and 66, where two runs of the
+      // burst measure 1-2, 2.0-3.0, 5.0-5.5 and 17.3-17.7 (ncu_pending.csv and its rerun:
+      // which follower reaches L2 depends on timing), and 4 readers of lines already there
+      // 1.4-1.9 (l2_share_lookups.csv).
       if (run->age + tc.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
         run->age += tc.gap_same;
-        const bool lookup =
-            run->until_lookup == 0;  // every merge_per_lookup-th follower, the first one included
-        ++run->followers;
-        run->until_lookup = lookup ? t.merge_per_lookup - 1 : run->until_lookup - 1;
-        const double looked = lookup ? 1.0 : 0.0;
         const double in_flight = 1 - run->hit;
         o = Outcome{.near_hit = run->hit + in_flight * looked,
                     .pending = in_flight,
                     .merged = in_flight * (1 - looked),
                     .near_distance = o.near_distance};
       } else {
-        *run = {.hit = o.near_hit, .age = 0, .followers = 0, .until_lookup = 0};
+        *run = {.hit = o.near_hit, .age = 0};
       }
     }
     add_sums(*pa.sums, o, req[at]);
@@ -166,7 +161,7 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     Outcome rep;
     const bool repeats = pa.repeats > 1 && run;
     if (repeats) {
-      rep = repeat_outcome(*run, pa.repeats, pa.part_lines, t.merge_per_lookup);
+      rep = repeat_outcome(*run, pa.part_lines, looked);
       add_sums(*pa.sums, rep, req[at] * static_cast<double>(pa.repeats - 1));
     }
     if (run && pa.copies > pa.repeats)  // never looked up (skipped when none: adding 0 changes nothing)

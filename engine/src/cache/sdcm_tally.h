@@ -43,13 +43,11 @@ struct Tally {
   std::vector<std::int64_t> offset;
   std::int64_t slots = 1;
   // Per access, [key * groups + group], the block's current run of touches within the fill
-  // window: the near-hit share of the touch that opened it, the iterations since it opened
-  // (infinite: none yet) and the touches that followed it.
+  // window: the near-hit share of the touch that opened it and the iterations since it opened
+  // (infinite: none yet).
   struct Run {
     double hit = 0;
     double age = std::numeric_limits<double>::infinity();
-    std::int64_t followers = 0;
-    std::int64_t until_lookup = 0;  // followers to come before the next one looked up
   };
   std::vector<std::vector<Run>> runs;
   double fill_window = 0;     // iterations

@@ -183,11 +183,13 @@ ResourceVector resource_vector(const plan::TileAction& a, const hw::HardwareSpec
       // cache model's l2_merged_bytes) take no slice bandwidth: with them counted, the L2 lane
       // held 128x128x64 Triton loops at 0.50 us per iteration where pipeline_iteration.csv
       // measures 0.34 (132 SMs sharing 23 tiles, 12.4 TB/s requested of an 8.7 TB/s L2).
+      // They still take l2.merge_saving's rest of the lane's time (their data still crosses to
+      // the SM).
       const double dram_share = traffic.dram_fraction(moved_tensor(a), a.revisit);
       const double fetched = a.bytes / std::max(a.multicast, 1.0);
       const double l15_share = a.op == OpKind::kLoad ? traffic.l15_fraction(moved_tensor(a)) : 0.0;
       u[Resource::kL15] = seconds(fetched * l15_share, rates.l15_bytes);
-      const double merged = a.op == OpKind::kLoad ? merged_share(traffic, moved_tensor(a)) : 0.0;
+      const double merged = a.op == OpKind::kLoad ? hw.l2.merge_saving * merged_share(traffic, moved_tensor(a)) : 0.0;
       const bool async_copy = a.op == OpKind::kLoad && a.result_level == Placement::kSmem && !a.via_registers;
       const double l2_rate = async_copy ? rates.l2_async_bytes : rates.l2_bytes;
       u[Resource::kL2] = std::max(seconds(fetched * (1 - l15_share) * (1 - merged), l2_rate),

@@ -35,7 +35,7 @@ struct SdcmOptions {
   std::optional<LaunchOrderSpec> order;          // overrides the plan's launch order
   std::optional<double> skew_per_iteration;      // overrides the derived inter-SM skew (§5.3); 0: lockstep
   std::optional<double> fill_window;             // overrides the derived miss-in-flight window (0: off)
-  // Requests that find a fill in flight reach an L2 lookup one in this many, the first always
+  // Requests that find a fill in flight reach an L2 lookup with odds 1 in this many
   // (ncu_pending.csv, burst rows; docs/cache-model.md); 1: every request is looked up.
   std::int64_t merge_per_lookup = 4;
   int k_samples = 1;                             // k-slices sampled along the reduction axis

@@ -73,6 +73,9 @@ struct CacheLevel {
   double requests_per_s = 0;    // line requests/s the SMs can have served, whole device:
                                 // a request asks for the sectors of one line a warp's copy
                                 // touches (0: no limit but the bytes)
+  // Of a merged request's time on the SM's path from L2 (the L2 lane), the share the merge
+  // saves: the slice never looks it up, but its data still travels to the SM. 1: all of it.
+  double merge_saving = 1;
   double associativity = 16;
   double line_bytes = 128;
   double partitions = 1;     // H200's L2 is two partitions (VALIDATION.md)
