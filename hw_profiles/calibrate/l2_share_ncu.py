@@ -9,6 +9,14 @@ On the H200, from hw_profiles/calibrate (builds l2_requests.cu, ~1 min):
 Anywhere:
   python3 l2_share_ncu.py --parse DIR/l2_share_ncu_raw.csv DIR/l2_requests_distance.csv > h200/l2_share_lookups.csv
 (the raw CSV of 2026-12-01 is kept as h200/l2_share_ncu_raw.csv.gz, the timing as h200/l2_requests_distance.csv)
+  python3 l2_share_ncu.py --slices DIR   (on the H200, ~2 min)
+    runs `l2_requests share` (whole-line rows, 1-16 readers side by side or over the grid, 2,
+    3 and 5 stages) timed and under ncu with the L2 slices' load: DIR/l2_requests_share_timing.csv
+    and DIR/l2_slices_ncu_raw.csv; then
+  python3 l2_share_ncu.py --parse-slices DIR/l2_slices_ncu_raw.csv DIR/l2_requests_share_timing.csv > h200/l2_share_slices.csv
+    how busy the slices are (lts__t_sectors, % of peak sustained over the launch) while each
+    SM's copies carry what they carry: the ceiling the L2 lane meets when every SM copies
+    (grouped GEMM loops run their slices at 54-61%, ncu_lane_facts.csv)
   python3 l2_share_ncu.py --saving h200/l2_share_lookups.csv
     the profile's l2.merge_saving: per row with readers that merge (lookups per sector below
     0.95), the share of the merged requests' L2-path time the merge saved, (1 - r1 / r) /
@@ -35,6 +43,9 @@ METRICS = ("lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op
            "lts__t_requests_srcunit_tex_op_read.sum,gpu__time_duration.sum")
 BLOCKS, ITERS, SECTORS_PER_STAGE, REQUESTS_PER_STAGE = 132, 8000, 512, 128
 LAUNCHES_PER_ROW = 6
+SLICE_METRICS = ("lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.sum,"
+                 "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
+                 "gpu__time_duration.sum")
 
 
 def run(out):
@@ -47,16 +58,48 @@ def run(out):
                         "--csv", "--page", "raw", "--print-units", "base", exe, "distance"], stdout=f, check=True)
 
 
+def run_slices(out):
+    exe = os.path.join(out, "l2_requests")
+    subprocess.run(["nvcc", "-O3", "-arch=sm_90a", "-o", exe, os.path.join(HERE, "l2_requests.cu")], check=True)
+    with open(os.path.join(out, "l2_requests_share_timing.csv"), "w") as f:
+        subprocess.run([exe, "share"], stdout=f, check=True)
+    with open(os.path.join(out, "l2_slices_ncu_raw.csv"), "w") as f:
+        subprocess.run(["ncu", "--clock-control", "none", "--cache-control", "none", "--metrics", SLICE_METRICS,
+                        "--csv", "--page", "raw", "--print-units", "base", exe, "share"], stdout=f, check=True)
+
+
+def raw_rows(raw_path):
+    text = (gzip.open(raw_path, "rt") if raw_path.endswith(".gz") else open(raw_path)).read()
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    head, data = rows[0], [r for r in rows[2:] if r and r[0].isdigit()]
+    return {h: i for i, h in enumerate(head)}, data
+
+
+def parse_slices(raw_path, timing_path):
+    col, data = raw_rows(raw_path)
+    timing = [r for r in csv.DictReader(l for l in open(timing_path) if not l.startswith("#"))]
+    assert len(data) == LAUNCHES_PER_ROW * len(timing), (len(data), len(timing))
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["row_a", "row_b", "share", "spread", "stages", "gbps_per_sm", "lookups_per_sector", "read_hit_pct",
+                "all_sectors_per_requested", "slice_pct_of_peak"])
+    for i, t in enumerate(timing):
+        timed = data[LAUNCHES_PER_ROW * i + 1:LAUNCHES_PER_ROW * (i + 1)]
+        med = lambda name: statistics.median(number(r[col[name]]) for r in timed)  # noqa: E731
+        reads = med("lts__t_sectors_srcunit_tex_op_read.sum")
+        asked = BLOCKS * ITERS * SECTORS_PER_STAGE
+        w.writerow([t["row_a"], t["row_b"], t["share"], t["spread"], t["stages"], t["gbps_per_sm"],
+                    f"{reads / asked:.3f}", f"{100 * med('lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum') / reads:.1f}",
+                    f"{med('lts__t_sectors.sum') / asked:.3f}",
+                    f"{med('lts__t_sectors.avg.pct_of_peak_sustained_elapsed'):.1f}"])
+
+
 def number(v):
     return float(v.replace(",", ""))
 
 
 def parse(raw_path, timing_path):
-    text = (gzip.open(raw_path, "rt") if raw_path.endswith(".gz") else open(raw_path)).read()
-    lines = [l for l in text.splitlines() if l.startswith('"')]
-    rows = list(csv.reader(io.StringIO("\n".join(lines))))
-    head, data = rows[0], [r for r in rows[2:] if r and r[0].isdigit()]
-    col = {h: i for i, h in enumerate(head)}
+    col, data = raw_rows(raw_path)
     timing = [r for r in csv.DictReader(l for l in open(timing_path) if not l.startswith("#"))]
     assert len(data) == LAUNCHES_PER_ROW * len(timing), (len(data), len(timing))
     w = csv.writer(sys.stdout, lineterminator="\n")
@@ -92,6 +135,8 @@ def main():
     ap.add_argument("--run", metavar="DIR")
     ap.add_argument("--parse", nargs=2, metavar=("RAW", "TIMING"))
     ap.add_argument("--saving", metavar="LOOKUPS_CSV")
+    ap.add_argument("--slices", metavar="DIR")
+    ap.add_argument("--parse-slices", nargs=2, metavar=("RAW", "TIMING"))
     a = ap.parse_args()
     if a.run:
         os.makedirs(a.run, exist_ok=True)
@@ -100,8 +145,13 @@ def main():
         parse(*a.parse)
     elif a.saving:
         saving(a.saving)
+    elif a.slices:
+        os.makedirs(a.slices, exist_ok=True)
+        run_slices(a.slices)
+    elif a.parse_slices:
+        parse_slices(*a.parse_slices)
     else:
-        ap.error("--run DIR, --parse RAW TIMING or --saving LOOKUPS_CSV")
+        ap.error("--run DIR, --parse RAW TIMING, --saving LOOKUPS_CSV, --slices DIR or --parse-slices RAW TIMING")
 
 
 if __name__ == "__main__":

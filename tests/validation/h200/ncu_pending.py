@@ -39,6 +39,7 @@ lts__t_sectors_lookup_hit.sum,dram__bytes_read.sum,gpu__time_duration.sum \\
 Launches go in the order of CONFIGS; --parse pairs ncu's rows with them by launch order.
 """
 import csv
+import gzip
 import io
 import sys
 
@@ -163,7 +164,7 @@ def run():
 
 
 def parse(path):
-    text = open(path).read()
+    text = (gzip.open(path, "rt") if path.endswith(".gz") else open(path)).read()
     lines = [l for l in text.splitlines() if l.startswith('"')]
     rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
     rows = [r for r in rows if r.get("Kernel Name", "").startswith(("burst", "repeat"))]  # and the _dot ones
