@@ -111,14 +111,13 @@ struct LoopPace {
   double iteration_s = 0;  // the longer of the tensor-core work and the loads, all resident tiles
   double load_s = 0;       // the loads of an iteration of all resident tiles at the SM's path
   double ahead = 1;        // stages - 1: iterations a load is issued before its use
-  double in_flight_s = 0;  // what the pipelines keep in flight, drained at the SM's path
 };
 
 LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const std::vector<AccessPlan>& plans,
                    double resident, double steps) {
   LoopPace pace;
   if (hw.sm_count <= 0) return pace;
-  double tc_s = 0, load_bytes = 0, in_flight = 0;  // per tile; in_flight: bytes its pipeline keeps in flight
+  double tc_s = 0, load_bytes = 0;  // per tile
   for (const auto& a : p.actions) {
     if (a.op != plan::OpKind::kMmaTc) continue;
     const double rate = hw.tensor_flops(a.dtype, a.mma) / hw.sm_count;
@@ -131,31 +130,29 @@ LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
     const plan::Loop* loop = p.find_loop(ap.access->loop);
     const auto ahead = static_cast<double>(loop ? std::max<std::int64_t>(1, loop->stages - 1) : 1);
     pace.ahead = std::max(pace.ahead, ahead);
-    in_flight += ahead * bytes / std::max(1.0, steps);
   }
   const double per_sm = hw.l2.per_sm_bandwidth;
   const double load_s = per_sm > 0 ? load_bytes / per_sm : 0;
   pace.iteration_s = resident * std::max(tc_s, load_s) / std::max(1.0, steps);
   pace.load_s = resident * load_s / std::max(1.0, steps);
-  pace.in_flight_s = per_sm > 0 ? resident * in_flight / per_sm : 0;
   return pace;
 }
 
-// The fill window (misses in flight, beyond the paper): a miss stays pending for one round
-// trip; touches of its block in that time by the same SM group are served by its fill
-// (sdcm_tally.cpp: those that reach a lookup count as hits, the rest merge). In iterations:
-// the round trip over the time of one iteration, the roofline of the SM's resident tiles:
-// their tensor-core work at the SM's share of the tensor rate, or their loads at one SM's
-// path from L2 (l2.per_sm_bandwidth), whichever is longer. The round trip is the DRAM latency
-// when the memory system is idle, and under load the time the SM's path from L2 takes to
-// drain the bytes its software pipelines keep in flight (Little's law, as the loads-in-flight
-// sweep of hw_profiles/calibrate/h200 shows: 132 SMs x 64 KiB in flight take 2.0 us at
-// 4.37 TB/s from DRAM, 0.6 us at 7.2 TB/s for 32 KiB from L2): stages - 1 stages of every
-// resident tile. A load-bound pipeline thus keeps a fill in flight stages - 1 iterations.
-double derived_fill_window(const LoopPace& pace, const hw::HardwareSpec& hw) {
-  if (hw.dram_latency_ns <= 0) return 0;
-  const double round_trip_s = std::max(hw.dram_latency_ns * 1e-9, pace.in_flight_s);
-  return pace.iteration_s > 0 ? round_trip_s / pace.iteration_s : 0;
+// The fill window (misses in flight, beyond the paper): a miss stays pending while the tiles
+// that share its block pass it; touches of the block in that time by the same SM group are
+// served by its fill (sdcm_tally.cpp: those that reach a lookup count as hits, the rest merge).
+// In iterations: at least the DRAM latency over the length of an iteration, the roofline of
+// the SM's resident tiles (their tensor-core work at the SM's share of the tensor rate, or
+// their loads at one SM's path from L2, l2.per_sm_bandwidth, whichever is longer), and at
+// least SdcmOptions::lockstep_iterations: tiles that share blocks travel together (a laggard
+// finds them in L2 and catches up, ncu_pending.csv's staggered bursts), so a block's readers
+// within the wave's lockstep spread find its fill in flight, however deep their pipelines.
+// ncu counts one-wave grids' lookups flat in the stages (0.65-0.69 a requested sector at 2-5
+// stages); a window of the stages in flight (Little's law at the SM's path, before 2026-12-01)
+// grew with them and gave 0.81 -> 0.60.
+double derived_fill_window(const LoopPace& pace, const hw::HardwareSpec& hw, double lockstep_iterations) {
+  if (hw.dram_latency_ns <= 0 || !(pace.iteration_s > 0)) return 0;
+  return std::max(lockstep_iterations, hw.dram_latency_ns * 1e-9 / pace.iteration_s);
 }
 
 // The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use
@@ -196,7 +193,7 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   shape.skew.rate_sd = options.skew_per_iteration && *options.skew_per_iteration == 0 ? 0 : derived_rate_sd(pace, hw);
   // Only where the L2 is the near cache (H200, ncu-validated): with an L1.5 tier (B200) the
   // resource vector reads L1.5 hits as the share kept off L2, and a pending L1.5 miss is not.
-  shape.fill_window = lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw));
+  shape.fill_window = lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw, options.lockstep_iterations));
   shape.foreign_share = lv.l15 ? 0.0 : 1.0 / static_cast<double>(lv.groups);
   shape.whole_stream = lv.l15;
   return shape;
