@@ -28,6 +28,8 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
        python3 cta_skew.py --out DIR --set fixed  (cta_skew_fixed.csv: eight tile configs on
               1024x1024 with K of 1-96 k-steps: a tile's fixed cost and its iteration)
        python3 cta_skew.py --fit h200/cta_skew.csv.gz [--profile ../h200.json]   (no GPU needed)
+       python3 cta_skew.py --gaps h200/cta_skew_big.csv.gz   (no GPU needed): per group-1 launch,
+              how far apart the tiles sharing a column of B start, in iterations
 
 --fit derives the profile's `tile_rate_sd`: for each one-wave case, the relative standard
 deviation of the first wave's tile times on the SMs holding the most tiles (an SM with fewer tiles gives
@@ -245,15 +247,52 @@ def fit(path, profile):
     print(f"tile_rate_sd = {num / den:.4f}")
 
 
+def gaps(path):
+    """Per group-1 launch of a multi-wave set: how far apart in time the tiles that share a
+    column of B start (launch positions N / BLOCK_N apart), in iterations of the median tile,
+    beside the tiles' own spread of times. The cache model's wave width makes those gaps grow
+    with the waves (docs/cache-model.md)."""
+    import collections
+    import gzip
+    import statistics
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    runs = collections.defaultdict(dict)
+    for r in rows:
+        key = tuple(int(r[k]) for k in ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps", "rep"))
+        runs[key][int(r["pid"])] = (int(r["t_start_ns"]), int(r["t_end_ns"]))
+    per_config = collections.defaultdict(list)
+    for key, tiles in sorted(runs.items()):
+        m, n, k, bm, bn, bk, group_m = key[:7]
+        if group_m != 1:
+            continue
+        times = [e - s for s, e in tiles.values()]
+        iteration = statistics.median(times) / (k // bk)
+        across = n // bn  # tiles of one row of C: the next tile down shares this one's B column
+        gap = [abs(tiles[p + across][0] - tiles[p][0]) / iteration for p in tiles if p + across in tiles]
+        gap.sort()
+        per_config[key[:-1]].append((statistics.pstdev(times) / statistics.median(times), gap[len(gap) // 2],
+                                     gap[3 * len(gap) // 4], iteration))
+    for key, reps in per_config.items():
+        sd, med, p75, it = (statistics.median(x[i] for x in reps) for i in range(4))
+        print(f"{key[0]}x{key[1]}x{key[2]} {key[3]}x{key[4]}x{key[5]} stages {key[7]} warps {key[8]}: "
+              f"iteration {it:.0f} ns, tile time sd {100 * sd:.1f}%, B column's tiles start {med:.2f} "
+              f"iterations apart (median; 75th percentile {p75:.1f}), {len(reps)} launches")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     ap.add_argument("--fit")
+    ap.add_argument("--gaps", help="a multi-wave CSV (cta_skew_big.csv.gz): start gaps of tiles sharing B")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed"], default="corpus")
     args = ap.parse_args()
     if args.fit:
         fit(args.fit, args.profile)
+        return
+    if args.gaps:
+        gaps(args.gaps)
         return
     from envinfo import header_lines
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
