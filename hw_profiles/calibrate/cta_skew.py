@@ -28,6 +28,8 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
        python3 cta_skew.py --out DIR --set fixed  (cta_skew_fixed.csv: eight tile configs on
               1024x1024 with K of 1-96 k-steps: a tile's fixed cost and its iteration)
        python3 cta_skew.py --fit h200/cta_skew.csv.gz [--profile ../h200.json]   (no GPU needed)
+       python3 cta_skew.py --out DIR --set coherence  (cta_skew_coherence.csv: 36 group-1 many-wave
+              launches, mostly 2 stages, on 8192^3, 4096x14336x4096 and 4096x28672x8192)
        python3 cta_skew.py --gaps h200/cta_skew_big.csv.gz   (no GPU needed): per group-1 launch,
               how far apart the tiles sharing a column of B start, in iterations
 
@@ -150,6 +152,16 @@ WIDE_CASES = [("wide", M, N, K, bm, bn, bk, g, s, w)
                                 (4096, 4096, 14336), (1024, 28672, 8192), (8192, 8192, 28672)]
               for (bm, bn, bk, g, s, w) in [(128, 128, 64, 8, 3, 8), (128, 256, 64, 8, 3, 8),
                                             (64, 128, 64, 1, 4, 4), (256, 128, 64, 8, 4, 8)]]
+
+# Group-1 many-wave 2-stage tiles of three more corpus shapes, and 256x64x64 at 3 and 5 stages:
+# whether the tiles sharing a column of B stay together (--gaps), where the cache model's
+# start spread keeps the small ones together and scatters the wide ones (docs/cache-model.md).
+COHERENCE_CASES = [("coherence", M, N, K, bm, bn, bk, 1, s, w)
+                   for (M, N, K) in [(8192, 8192, 8192), (4096, 14336, 4096), (4096, 28672, 8192)]
+                   for (bm, bn, bk, s, w) in [(64, 64, 32, 2, 4), (64, 128, 32, 2, 4), (64, 128, 32, 2, 8),
+                                              (64, 128, 64, 2, 4), (64, 256, 64, 2, 4), (64, 256, 128, 2, 4),
+                                              (128, 128, 64, 2, 8), (128, 256, 128, 2, 8), (128, 64, 32, 2, 4),
+                                              (64, 64, 128, 2, 8), (256, 64, 64, 3, 4), (256, 64, 64, 5, 4)]]
 
 # The small one- and two-wave GEMMs of cold_start.py, whose time the model misses by 1-2 us.
 SMALL_CASES = [("small", M, N, K, bm, bn, bk, g, s, w)
@@ -286,7 +298,7 @@ def main():
     ap.add_argument("--fit")
     ap.add_argument("--gaps", help="a multi-wave CSV (cta_skew_big.csv.gz): start gaps of tiles sharing B")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
-    ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed"], default="corpus")
+    ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence"], default="corpus")
     args = ap.parse_args()
     if args.fit:
         fit(args.fit, args.profile)
@@ -297,13 +309,15 @@ def main():
     from envinfo import header_lines
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
     name = {"big": "cta_skew_big.csv", "wide": "cta_skew_wide.csv", "small": "cta_skew_small.csv",
-                "fixed": "cta_skew_fixed.csv"}.get(args.set, "cta_skew.csv")
+                "fixed": "cta_skew_fixed.csv", "coherence": "cta_skew_coherence.csv"}.get(args.set, "cta_skew.csv")
     with open(os.path.join(args.out, name), "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/cta_skew.py"))
         w_ = csv.writer(f)
         w_.writerow(["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages",
                      "warps", "rep", "pid", "smid", "t_start_ns", "t_end_ns"])
-        for case in {"big": BIG_CASES, "wide": WIDE_CASES, "small": SMALL_CASES, "fixed": FIXED_CASES}.get(args.set, CASES):
+        cases = {"big": BIG_CASES, "wide": WIDE_CASES, "small": SMALL_CASES, "fixed": FIXED_CASES,
+                 "coherence": COHERENCE_CASES}
+        for case in cases.get(args.set, CASES):
             try:
                 run_case(case, w_, flush_buf)
             except Exception as e:  # noqa: BLE001
