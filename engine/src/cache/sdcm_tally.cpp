@@ -141,10 +141,10 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
       // finds the sector pending, which ncu counts as a hit when it is looked up, and each
       // such follower is looked up with odds 1 in merge_per_lookup, the others merging before
       // a lookup. n CTAs of a partition reading at once then make 1 + (n - 1) / 4 lookups a
-      // sector: 1.25, 2.75, 4.75 and 17.25 for n = 2, 8, 16 and 66, where two runs of the
-      // burst measure 1-2, 2.0-3.0, 5.0-5.5 and 17.3-17.7 (ncu_pending.csv and its rerun:
-      // which follower reaches L2 depends on timing), and 4 readers of lines already there
-      // 1.4-1.9 (l2_share_lookups.csv).
+      // sector: 1.25, 2.75, 4.75 and 17.25 for n = 2, 8, 16 and 66, where three runs of the
+      // burst agree on 1.0, 2.03, 5.0 and 17.3-17.4 (ncu_pending_rerun*.csv; the first run,
+      // ncu_pending.csv, 2, 3, 5.5 and 17.7: which follower reaches L2 depends on timing), and
+      // 4 readers of lines already there 1.4-1.9 (l2_share_lookups.csv).
       if (run->age + tc.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
         run->age += tc.gap_same;
         const double in_flight = 1 - run->hit;
