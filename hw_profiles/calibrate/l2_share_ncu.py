@@ -48,24 +48,16 @@ SLICE_METRICS = ("lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_sector
                  "gpu__time_duration.sum")
 
 
-def run(out):
+def run(out, mode, timing_name, raw_name, metrics):
+    """Builds l2_requests.cu, runs `l2_requests MODE` timed (out/timing_name), then under ncu with
+    `metrics` (out/raw_name)."""
     exe = os.path.join(out, "l2_requests")
     subprocess.run(["nvcc", "-O3", "-arch=sm_90a", "-o", exe, os.path.join(HERE, "l2_requests.cu")], check=True)
-    with open(os.path.join(out, "l2_requests_distance.csv"), "w") as f:
-        subprocess.run([exe, "distance"], stdout=f, check=True)
-    with open(os.path.join(out, "l2_share_ncu_raw.csv"), "w") as f:
-        subprocess.run(["ncu", "--clock-control", "none", "--cache-control", "none", "--metrics", METRICS,
-                        "--csv", "--page", "raw", "--print-units", "base", exe, "distance"], stdout=f, check=True)
-
-
-def run_slices(out):
-    exe = os.path.join(out, "l2_requests")
-    subprocess.run(["nvcc", "-O3", "-arch=sm_90a", "-o", exe, os.path.join(HERE, "l2_requests.cu")], check=True)
-    with open(os.path.join(out, "l2_requests_share_timing.csv"), "w") as f:
-        subprocess.run([exe, "share"], stdout=f, check=True)
-    with open(os.path.join(out, "l2_slices_ncu_raw.csv"), "w") as f:
-        subprocess.run(["ncu", "--clock-control", "none", "--cache-control", "none", "--metrics", SLICE_METRICS,
-                        "--csv", "--page", "raw", "--print-units", "base", exe, "share"], stdout=f, check=True)
+    with open(os.path.join(out, timing_name), "w") as f:
+        subprocess.run([exe, mode], stdout=f, check=True)
+    with open(os.path.join(out, raw_name), "w") as f:
+        subprocess.run(["ncu", "--clock-control", "none", "--cache-control", "none", "--metrics", metrics,
+                        "--csv", "--page", "raw", "--print-units", "base", exe, mode], stdout=f, check=True)
 
 
 def raw_rows(raw_path):
@@ -140,14 +132,14 @@ def main():
     a = ap.parse_args()
     if a.run:
         os.makedirs(a.run, exist_ok=True)
-        run(a.run)
+        run(a.run, "distance", "l2_requests_distance.csv", "l2_share_ncu_raw.csv", METRICS)
     elif a.parse:
         parse(*a.parse)
     elif a.saving:
         saving(a.saving)
     elif a.slices:
         os.makedirs(a.slices, exist_ok=True)
-        run_slices(a.slices)
+        run(a.slices, "share", "l2_requests_share_timing.csv", "l2_slices_ncu_raw.csv", SLICE_METRICS)
     elif a.parse_slices:
         parse_slices(*a.parse_slices)
     else:

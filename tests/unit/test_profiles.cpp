@@ -14,12 +14,15 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "profile_test_doc.h"
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/util/data_dir.h"
 #include "tilesight/util/json_input.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using tilesight::test::has_error;
+using tilesight::test::shipped_doc;
 using tilesight::DType;
 using tilesight::MmaInstruction;
 using tilesight::hw::HardwareSpec;
@@ -32,11 +35,6 @@ fs::path source_dir() {
   return TILESIGHT_TEST_SOURCE_DIR;
 }
 
-json shipped_doc(const std::string& name) {
-  auto doc = tilesight::read_json_file((source_dir() / "hw_profiles" / (name + ".json")).string());
-  REQUIRE(doc.ok());
-  return *doc;
-}
 
 bool is_leaf(const json& v) {
   return v.is_number() || (v.is_object() && v.contains("value"));
@@ -65,11 +63,6 @@ const json& at_path(const json& doc, const std::string& path) {
     if (dot == std::string::npos) return *node;
     start = dot + 1;
   }
-}
-
-bool has_error(const tilesight::Errors& errors, const std::string& text) {
-  return std::any_of(errors.begin(), errors.end(),
-                     [&](const tilesight::Error& e) { return e.to_string() == text; });
 }
 
 // Sets or unsets an environment variable for one scope.
@@ -259,53 +252,6 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     text["sm_count"] = "132";
     CHECK(has_error(tilesight::hw::parse_profile(text).errors(),
                     "sm_count: must be a number, got a string"));
-
-    json curve = doc;
-    curve["l2"]["cyclic_hit"]["value"] = {{1.0, 1.0}, {1.2, 0.5}, {1.1, 0.3}};
-    CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
-                    "l2.cyclic_hit.value[2]: working sets must increase from 1 and hit rates fall from 1 to 0, got [1.1,0.3]"));
-    curve["l2"]["cyclic_hit"]["value"] = {{1.0, 1.0}, {1.2}};
-    CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
-                    "l2.cyclic_hit.value[1]: must be a pair [working set / capacity, hit rate], got [1.2]"));
-    curve["l2"]["cyclic_hit"] = 0.5;
-    CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
-                    "l2.cyclic_hit: must be {\"value\": [[working set / capacity, hit rate], ...], \"source\": \"...\"}"));
-
-    json path = doc;
-    path["l2"]["async_per_sm"] = {{"value", {{1, 2.4e11}, {16, 1.4e11}, {8, 1.6e11}}}, {"source", "sm_path.csv"}};
-    CHECK(has_error(tilesight::hw::parse_profile(path).errors(),
-                    "l2.async_per_sm.value[2]: active SMs must increase from 1 and rates be positive, got [8,160000000000.0]"));
-    path["l2"]["async_per_sm"]["value"] = {{0, 2.4e11}};
-    CHECK(has_error(tilesight::hw::parse_profile(path).errors(),
-                    "l2.async_per_sm.value[0]: active SMs must increase from 1 and rates be positive, got [0,240000000000.0]"));
-    path["l2"]["async_per_sm"]["source"] = "";
-    path["l2"]["async_per_sm"]["value"] = {{1, 2.4e11}};
-    CHECK(has_error(tilesight::hw::parse_profile(path).errors(), "l2.async_per_sm.source: must not be empty"));
-
-    json slots = doc;
-    const std::string ones(132, '1');
-    slots["l2"]["slot_partition"]["value"] = {{1, ones}, {1, ones + ones}};
-    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
-                    "l2.slot_partition.value[1]: resident CTAs an SM must increase from 1, got 1 after 1"));
-    slots["l2"]["slot_partition"]["value"] = {{0, ""}};
-    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
-                    "l2.slot_partition.value[0]: resident CTAs an SM must increase from 1, got 0"));
-    slots["l2"]["slot_partition"]["value"] = {{1, ones.substr(1)}};
-    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
-                    "l2.slot_partition.value[0]: must give one digit per launch slot (sm_count x 1 = 132), got 131"));
-    slots["l2"]["slot_partition"]["value"] = {{1, "x" + ones.substr(1)}};
-    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
-                    "l2.slot_partition.value[0]: partitions must be digits, got 'x'"));
-    slots["l2"]["slot_partition"]["value"] = {{1, "2" + ones.substr(1)}};
-    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
-                    "l2.slot_partition.value[0]: partition 2 is not below l2.partitions (2)"));
-    slots["l2"]["slot_partition"]["value"] = {{1.5, ones}};
-    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
-                    "l2.slot_partition.value[0]: must be a pair [resident CTAs an SM, \"digits\"], got [1.5,\"" + ones + "\"]"));
-    slots["l2"]["slot_partition"] = "0011";
-    CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
-                    "l2.slot_partition: must be {\"value\": [[resident CTAs an SM, \"partition digit per launch slot\"], "
-                    "...], \"source\": \"...\"}"));
 
     json saving = doc;
     saving["l2"]["merge_saving"] = 1.25;

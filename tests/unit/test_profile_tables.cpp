@@ -1,0 +1,70 @@
+// The l2 group's table-valued profile leaves (engine/src/hw/profile_tables.cpp): cyclic_hit,
+// async_per_sm and slot_partition, each rejected with the JSON path of the bad entry and why.
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "profile_test_doc.h"
+#include "tilesight/hw/profile_loader.h"
+
+using nlohmann::json;
+using tilesight::test::has_error;
+
+TEST_CASE("the l2 tables name the entry that breaks them and why", "[hw]") {
+  const json doc = tilesight::test::shipped_doc("h200");
+  REQUIRE(tilesight::hw::parse_profile(doc).ok());
+
+  json curve = doc;
+  curve["l2"]["cyclic_hit"]["value"] = {{1.0, 1.0}, {1.2, 0.5}, {1.1, 0.3}};
+  CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
+                  "l2.cyclic_hit.value[2]: working sets must increase from 1 and hit rates fall from 1 to 0, got [1.1,0.3]"));
+  curve["l2"]["cyclic_hit"]["value"] = {{1.0, 1.0}, {1.2}};
+  CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
+                  "l2.cyclic_hit.value[1]: must be a pair [working set / capacity, hit rate], got [1.2]"));
+  curve["l2"]["cyclic_hit"] = 0.5;
+  CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
+                  "l2.cyclic_hit: must be {\"value\": [[working set / capacity, hit rate], ...], \"source\": \"...\"}"));
+
+  json path = doc;
+  path["l2"]["async_per_sm"] = {{"value", {{1, 2.4e11}, {16, 1.4e11}, {8, 1.6e11}}}, {"source", "sm_path.csv"}};
+  CHECK(has_error(tilesight::hw::parse_profile(path).errors(),
+                  "l2.async_per_sm.value[2]: active SMs must increase from 1 and rates be positive, got [8,160000000000.0]"));
+  path["l2"]["async_per_sm"]["value"] = {{0, 2.4e11}};
+  CHECK(has_error(tilesight::hw::parse_profile(path).errors(),
+                  "l2.async_per_sm.value[0]: active SMs must increase from 1 and rates be positive, got [0,240000000000.0]"));
+  path["l2"]["async_per_sm"]["source"] = "";
+  path["l2"]["async_per_sm"]["value"] = {{1, 2.4e11}};
+  CHECK(has_error(tilesight::hw::parse_profile(path).errors(), "l2.async_per_sm.source: must not be empty"));
+
+  json slots = doc;
+  const std::string ones(132, '1');
+  slots["l2"]["slot_partition"]["value"] = {{1, ones}, {1, ones + ones}};
+  CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                  "l2.slot_partition.value[1]: resident CTAs an SM must increase from 1, got 1 after 1"));
+  slots["l2"]["slot_partition"]["value"] = {{0, ""}};
+  CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                  "l2.slot_partition.value[0]: resident CTAs an SM must increase from 1, got 0"));
+  slots["l2"]["slot_partition"]["value"] = {{1, ones.substr(1)}};
+  CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                  "l2.slot_partition.value[0]: must give one digit per launch slot (sm_count x 1 = 132), got 131"));
+  // The first slot's digit replaced (a copy, not "x" + ...: GCC 12 warns, wrongly, on that).
+  const auto first_digit = [&](char c) {
+    std::string digits = ones;
+    digits[0] = c;
+    return digits;
+  };
+  slots["l2"]["slot_partition"]["value"] = {{1, first_digit('x')}};
+  CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                  "l2.slot_partition.value[0]: partitions must be digits, got 'x'"));
+  slots["l2"]["slot_partition"]["value"] = {{1, first_digit('2')}};
+  CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                  "l2.slot_partition.value[0]: partition 2 is not below l2.partitions (2)"));
+  slots["l2"]["slot_partition"]["value"] = {{1.5, ones}};
+  CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                  "l2.slot_partition.value[0]: must be a pair [resident CTAs an SM, \"digits\"], got [1.5,\"" + ones + "\"]"));
+  slots["l2"]["slot_partition"] = "0011";
+  CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
+                  "l2.slot_partition: must be {\"value\": [[resident CTAs an SM, \"partition digit per launch slot\"], "
+                  "...], \"source\": \"...\"}"));
+}
