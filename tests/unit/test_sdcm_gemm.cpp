@@ -62,14 +62,14 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
   // The window by hand: an iteration of one tile is the longer of 2*128*128*64 flops at the
   // SM's share of 850 TFLOP/s (325.7 ns) and (128 + 128) * 64 * 2 bytes at 65.9 GB/s (497.2
   // ns), times the tiles resident on the SM. The window is the longer of the DRAM latency
-  // (400 ns: 0.80 iterations or less) and the tiles' lockstep spread, 1.75 iterations,
+  // (400 ns: 0.80 iterations or less) and the tiles' lockstep spread, 1.5 iterations,
   // whatever the stages (3 here; 2 before, two stages in flight).
   const auto occ = model::compute_occupancy(prog.resources, hw);
   REQUIRE(occ);
   const double iteration_ns = occ->resident_blocks * (128.0 + 128) * 64 * 2 / 65.9e9 * 1e9;
   CHECK(400.0 / iteration_ns <= Approx(0.805));
-  const double window = std::max(400.0 / iteration_ns, 1.75);
-  CHECK(window == Approx(1.75));
+  const double window = std::max(400.0 / iteration_ns, 1.5);
+  CHECK(window == Approx(1.5));
   const auto derived = cache::SdcmCacheModel().analyze(prog, hw);
   const auto by_hand = cache::SdcmCacheModel({.fill_window = window}).analyze(prog, hw);
   CHECK(derived.l2_hit_rate() == Approx(by_hand.l2_hit_rate()).epsilon(1e-12));
@@ -77,7 +77,7 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
   // lookups flat in the stages).
   const auto deep = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 8, 5, 8));
   CHECK(cache::SdcmCacheModel().analyze(deep, hw).l2_hit_rate() ==
-        Approx(cache::SdcmCacheModel({.fill_window = 1.75}).analyze(deep, hw).l2_hit_rate()).epsilon(1e-12));
+        Approx(cache::SdcmCacheModel({.fill_window = 1.5}).analyze(deep, hw).l2_hit_rate()).epsilon(1e-12));
   // Off, no touch is pending and every request is looked up; on, DRAM reads stay (a pending
   // touch rides on the fill already under way) and the merged requests leave the lookups.
   const auto off = cache::SdcmCacheModel({.fill_window = 0.0}).analyze(prog, hw);
@@ -113,6 +113,46 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
     CHECK(a.l2_hit_bytes == Approx(7 * 2048.0 * 2048 * 2));
     CHECK(a.dram_bytes == Approx(2048.0 * 2048 * 2));
   }
+}
+
+TEST_CASE("reads of a present block within the hit window merge like followers of a fill", "[cache][sdcm]") {
+  // 4096 x 256 x 4096 bf16 in 256 x 256 tiles on 8 SMs, one tile each, one partition, no skew:
+  // two waves of 8 tiles (rows of tiles 0-7, then 8-15), all reading the same 2 MB of B, block
+  // by block in lockstep. Wave 0 finds each block cold: the first touch misses, the 7 after it
+  // find the fill in flight, 1 + 7 / 4 = 2.75 lookups per 8 requests (5.25 merged). A fill
+  // window of 2 iterations has closed by wave 1 (64 iterations later), whose first touch of a
+  // block hits (2 MB of B and 16 MB of A a wave fit in the 56 MB L2; SDCM gives 1 - 2e-6).
+  auto hw = h200_like();
+  hw.sm_count = 8;
+  hw.l2.partitions = 1;
+  const auto prog = kernels::lift_gemm(gemm(4096, 256, 4096, 256, 256, 1, 3, 8));
+  const double b_bytes = 256.0 * 4096 * 2;
+  const auto b_of = [](const cache::CacheTraffic& t) { return t.accesses[1]; };
+  // Without a hit window the 7 followers in wave 1 are looked up, all hits: 8 lookups.
+  const auto closed = b_of(cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 2.0, .hit_window = 0.0})
+                               .analyze(prog, hw));
+  REQUIRE(closed.tensor == "B");
+  CHECK(closed.requested_bytes == Approx(16 * b_bytes));
+  CHECK(closed.l2_lookup_bytes == Approx((2.75 + 8) * b_bytes));
+  CHECK(closed.l2_merged_bytes == Approx(5.25 * b_bytes).epsilon(1e-4));
+  CHECK(closed.l2_hit_bytes == Approx((1.75 + 8) * b_bytes).epsilon(1e-4));
+  CHECK(closed.dram_bytes == Approx(b_bytes).epsilon(1e-4));
+  // Within a hit window of 2 iterations they merge with odds 3 in 4 as well: wave 1 makes 2.75
+  // lookups, all hits, and merges 5.25 more; DRAM still reads B once.
+  const auto open = b_of(cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 2.0, .hit_window = 2.0})
+                             .analyze(prog, hw));
+  CHECK(open.l2_lookup_bytes == Approx((2.75 + 2.75) * b_bytes));
+  CHECK(open.l2_merged_bytes == Approx((5.25 + 5.25) * b_bytes).epsilon(1e-4));
+  CHECK(open.l2_hit_bytes == Approx((1.75 + 2.75) * b_bytes).epsilon(1e-4));
+  CHECK(open.dram_bytes == Approx(b_bytes).epsilon(1e-4));
+  // Derived, the window is one L2 round trip over the iteration: 207.5 ns against an iteration
+  // of (256 + 256) x 64 x 2 bytes at 65.9 GB/s (994 ns), 0.21 iterations. The 8 tiles of a
+  // wave start 1/8 iteration apart, so only the first follower falls within it: 0.75 merged
+  // in wave 1.
+  const double iteration_ns = (256.0 + 256) * 64 * 2 / 65.9e9 * 1e9;
+  CHECK(207.5 / iteration_ns == Approx(0.2087).epsilon(1e-3));
+  const auto derived = b_of(cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 2.0}).analyze(prog, hw));
+  CHECK(derived.l2_merged_bytes == Approx((5.25 + 0.75) * b_bytes).epsilon(1e-4));
 }
 
 TEST_CASE("the measured slot partitions put tiles launched side by side next to one partition", "[cache][sdcm]") {

@@ -155,6 +155,20 @@ double derived_fill_window(const LoopPace& pace, const hw::HardwareSpec& hw, dou
   return std::max(lockstep_iterations, hw.dram_latency_ns * 1e-9 / pace.iteration_s);
 }
 
+// The hit window (beside the fill window): a request for a line already in L2 stays open in the
+// L2 request coalescer until the slice returns its data, about one L2 round trip; requests for
+// the same sector from other SMs that arrive meanwhile merge into it, as they do into a fill in
+// flight. ncu: two readers of present lines 1-8 launch slots apart make 0.50-0.59 lookups a
+// sector requested, four 1-4 apart 0.36-0.48 (hw_profiles/calibrate/h200/l2_share_lookups.csv),
+// and 132 CTAs reading present lines staggered by 0.1-0.4 us still merge 46-67% of their
+// requests (tests/validation/h200/ncu_pending_rerun3.csv, burst rows; a light load: windows
+// longer than one round trip merge too much on the corpus, docs/cache-model.md). In
+// iterations: the profile's L2 latency over the length of an iteration.
+double derived_hit_window(const LoopPace& pace, const hw::HardwareSpec& hw) {
+  if (hw.l2.latency_ns <= 0 || !(pace.iteration_s > 0)) return 0;
+  return hw.l2.latency_ns * 1e-9 / pace.iteration_s;
+}
+
 // The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use
 // is in flight for ahead x the iteration's load time when the SM's path sets the pace; of
 // that, the loaded round trip of a miss (pipeline_round_trip_ns + dram_queue_ns) is transit
@@ -194,6 +208,7 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   // Only where the L2 is the near cache (H200, ncu-validated): with an L1.5 tier (B200) the
   // resource vector reads L1.5 hits as the share kept off L2, and a pending L1.5 miss is not.
   shape.fill_window = lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw, options.lockstep_iterations));
+  shape.hit_window = lv.l15 ? 0.0 : options.hit_window.value_or(derived_hit_window(pace, hw));
   shape.foreign_share = lv.l15 ? 0.0 : 1.0 / static_cast<double>(lv.groups);
   shape.whole_stream = lv.l15;
   return shape;
@@ -289,7 +304,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   for (const std::int32_t g : p.shape.group_of_slot) groups = (groups ^ static_cast<std::uint64_t>(g)) * 1099511628211ull;
   k.add(static_cast<std::int64_t>(groups));
   k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact);
-  k.add(p.shape.fill_window).add(o.merge_per_lookup);
+  k.add(p.shape.fill_window).add(p.shape.hit_window).add(o.merge_per_lookup);
   return k.str();
 }
 
@@ -341,6 +356,7 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   Tally t = detail::empty_tally(p.plans.size(), waves, p.shape.slots, tiles, maps);
   if (p.shape.fill_window > 0) {
     t.fill_window = p.shape.fill_window;
+    t.hit_window = p.shape.hit_window;
     t.merge_per_lookup = std::max<std::int64_t>(1, options.merge_per_lookup);
     for (const AccessPlan& ap : p.plans)  // stores are never touched by the stream
       t.runs.emplace_back(

@@ -145,12 +145,14 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
       // burst agree on 1.0, 2.03, 5.0 and 17.3-17.4 (ncu_pending_rerun*.csv; the first run,
       // ncu_pending.csv, 2, 3, 5.5 and 17.7: which follower reaches L2 depends on timing), and
       // 4 readers of lines already there 1.4-1.9 (l2_share_lookups.csv).
+      // Where the block was there, the followers within the hit window of the run's first touch
+      // find its read still open in the request coalescer and merge the same way (hit_window).
       if (run->age + tc.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
         run->age += tc.gap_same;
-        const double in_flight = 1 - run->hit;
-        o = Outcome{.near_hit = run->hit + in_flight * looked,
+        const double in_flight = 1 - run->hit, present = run->age < t.hit_window ? run->hit : 0.0;
+        o = Outcome{.near_hit = run->hit - present * (1 - looked) + in_flight * looked,
                     .pending = in_flight,
-                    .merged = in_flight * (1 - looked),
+                    .merged = (in_flight + present) * (1 - looked),
                     .near_distance = o.near_distance};
       } else {
         *run = {.hit = o.near_hit, .age = 0};

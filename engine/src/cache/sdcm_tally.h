@@ -51,6 +51,7 @@ struct Tally {
   };
   std::vector<std::vector<Run>> runs;
   double fill_window = 0;     // iterations
+  double hit_window = 0;      // iterations a present block's read stays open (shorter than the fill window)
   std::int64_t merge_per_lookup = 1;  // followers of a fill in flight per L2 lookup
   std::vector<double> l2_hits, l2_lookups, near_hits, near_lookups, distance, count;
 };

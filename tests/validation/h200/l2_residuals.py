@@ -14,7 +14,8 @@ to narrow loads) and no register spills (triton_gemm.csv's n_spills; local memor
 through L2). --all scores every row. Besides the hit rate it compares DRAM read bytes and
 shows ncu's L2 read lookups per requested sector (`merge`: tex read sectors over the sectors
 the tiles' loads ask for, A and B; 1 = no merging). --lookups also predicts that share for each
-row (one `tilesight-cli predict --format json` a row, for its per-tensor merged bytes: slower)
+row, `pred_merge` in --out (one `tilesight-cli predict --format json` a row, for its per-tensor
+merged bytes: slower)
 and prints its mean error against ncu's, by waves and stages. Plain Python, no packages.
 """
 import argparse
@@ -179,12 +180,12 @@ def main():
 
     if a.out:
         cols = list(KEY) + ["cls", "clean", "spills", "waves", "meas", "pred", "err", "meas_load", "pred_load",
-                            "merge", "dram", "pred_dram", "dram_err"]
+                            "merge", "dram", "pred_dram", "dram_err"] + (["pred_merge"] if a.lookups else [])
         with open(a.out, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(cols)
             for x in rows:
-                w.writerow([f"{x[c]:.6g}" if isinstance(x[c], float) else x[c] for c in cols])
+                w.writerow([f"{x.get(c, float('nan')):.6g}" if isinstance(x.get(c, 0.0), float) else x[c] for c in cols])
 
 
 if __name__ == "__main__":

@@ -81,6 +81,7 @@ struct StreamShape {
   std::int64_t steps = 1;                    // iterations of the reduction loop per tile (time unit)
   SkewModel skew;
   double fill_window = 0;                    // iterations a miss stays in flight (0: none)
+  double hit_window = 0;                     // iterations a hit's read stays open to merges (0: none)
   // Share of every other group's stream that also flows through a group's near cache (an L2
   // partition holds the lines homed there that other groups look up: 1 / groups).
   double foreign_share = 0;
