@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""How far apart are the tiles of a one-wave skinny GEMM inside their K loop, and how many of
+their requests does the L2 request coalescer merge?
+
+The cache model misses the one-wave skinny grids most among one-wave rows (docs/cache-model.md,
+"Reads of present blocks merge too"): every tile reads the one block of the narrow operand, and
+ncu counts most of those reads merged (8192 x 128 x 8192 64 x 128 x 64 at 5 stages: 0.37 lookups
+a requested sector of B), where the model's tiles spread past its merge windows. Two
+measurements of the corpus's configs (tests/validation/h200/l2_hit_corpus.csv):
+
+  phases  the corpus kernel (Triton tutorial 03) with %globaltimer read at the start, after
+          the MMA of iterations K/4, K/2 and 3K/4 (read every iteration, kept at those three:
+          no branch in the loop) and at the end, plus %smid; three cold launches each (L2
+          flushed by writing 256 MiB first). The registers and time of each config are
+          printed beside the corpus's (triton_gemm.csv) to show how little the timer moves
+          them. -> DIR/skinny_phases.csv
+  lrc     the corpus kernel itself under ncu (cold L2, --cache-control all): the sectors the
+          request coalescer returns to the GPCs (lrc__xbar2gpc_sectors_op_read), those it reads
+          from the L2 slices (lrc__lts2lrc_sectors_op_read), the slices' tex read lookups and
+          hits, the hit rate and DRAM reads. -> DIR/skinny_lrc_raw.csv, parsed to
+          skinny_lrc.csv
+
+On the H200, from the repository root (~1 min):
+  python3 hw_profiles/calibrate/skinny_phases.py --out DIR
+Anywhere:
+  python3 hw_profiles/calibrate/skinny_phases.py --parse-lrc DIR/skinny_lrc_raw.csv > skinny_lrc.csv
+  python3 hw_profiles/calibrate/skinny_phases.py --spread h200/skinny_phases.csv.gz
+    per config: the iteration, and how far apart the tiles are after each quarter (sd and
+    p10-p90 of their times there less the median, in iterations), beside the same at the start
+  python3 hw_profiles/calibrate/skinny_phases.py --compare h200/skinny_lrc.csv h200/skinny_phases.csv.gz
+    [--cli build/bin/tilesight-cli]: the tiles' spread at K/2 beside ncu's lookups and hit rate
+    and the model's (docs/cache-model.md, "Where the tiles of a one-wave grid are")
+Measured 2026-12-01: h200/skinny_phases.csv.gz, h200/skinny_lrc.csv (raw: skinny_lrc_raw.csv.gz;
+an earlier ncu run of the first 15 configs: skinny_lrc_run1_raw.csv.gz).
+
+CSV (phases): M, N, K, block_m, block_n, block_k, group_m, stages, warps, rep, pid, smid,
+              t_start_ns, t_q1_ns, t_q2_ns, t_q3_ns, t_end_ns (after the launch's earliest start)
+CSV (lrc):    M, N, K, block_m, block_n, block_k, group_m, stages, warps, xbar2gpc_sectors,
+              lts2lrc_sectors, tex_read_sectors, tex_read_hit_sectors, l2_hit_pct,
+              dram_read_bytes, duration_ns, requested_sectors (A and B tiles, bf16)
+"""
+import argparse
+import csv
+import gzip
+import io
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+
+# (M, N, K, block_m, block_n, block_k, group_m, stages, warps): one-wave skinny corpus rows, the
+# model's hit rate against ncu's (2026-12-01) in the comment, and two square grids to compare.
+CONFIGS = [
+    (8192, 128, 8192, 64, 128, 64, 8, 5, 8),    # ncu 28.4%, model 53.6
+    (8192, 128, 8192, 64, 128, 64, 1, 2, 4),    # 46.4, 51.1
+    (8192, 128, 8192, 64, 128, 32, 1, 2, 4),    # 51.7, 50.8 (BLOCK_K 32: few merges)
+    (8192, 128, 8192, 64, 128, 32, 1, 5, 4),    # 47.5, 51.1
+    (8192, 128, 8192, 128, 64, 128, 8, 4, 8),   # 21.8, 41.6
+    (8192, 128, 8192, 128, 64, 32, 1, 2, 4),    # 37.0, 39.2
+    (8192, 128, 8192, 256, 64, 32, 8, 3, 4),    # 43.0, 29.5 (the other way)
+    (128, 8192, 8192, 128, 64, 128, 8, 4, 8),   # 32.8, 53.6
+    (128, 8192, 8192, 256, 64, 64, 1, 3, 4),    # 52.6, 53.6
+    (8192, 64, 4096, 64, 64, 128, 1, 3, 4),     # 17.4, 35.8
+    (8192, 64, 4096, 64, 64, 32, 1, 2, 4),      # 35.5, 34.3
+    (16, 4096, 4096, 64, 64, 32, 1, 2, 4),      # 16.1, 34.3
+    (64, 4096, 8192, 256, 64, 64, 1, 3, 4),     # 50.1, 34.0 (the other way)
+    (4096, 4096, 4096, 128, 128, 64, 8, 4, 4),  # square, four waves
+    (4096, 4096, 4096, 64, 128, 32, 1, 2, 4),   # square, group 1
+    (4096, 16, 4096, 128, 64, 32, 1, 2, 4),     # 18.9, 18.4 (right)
+    (4096, 16, 4096, 64, 256, 64, 1, 2, 4),     # 57.5, 67.2
+    (128, 8192, 8192, 64, 128, 32, 1, 2, 4),    # 44.5, 41.6
+    (64, 4096, 8192, 128, 64, 32, 1, 2, 4),     # 42.2, 50.5
+    (1024, 1024, 1024, 64, 128, 64, 8, 5, 8),   # 61.8, 77.3
+]
+LRC_METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
+               "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
+               "lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum,launch__grid_size")
+KEY = ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps")
+
+
+def kernels():
+    """The quartered kernel (needs a GPU and Triton)."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _globaltimer():
+        return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64,
+                                         is_pure=False, pack=1)
+
+    @triton.jit
+    def _smid():
+        return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=tl.int32,
+                                         is_pure=True, pack=1)
+
+    # The tutorial kernel of tests/validation/h200/triton_gemm_sweep.py with timestamps after
+    # a quarter, half and three quarters of its K loop; t_ptr holds start, q1, q2, q3, end and
+    # SM per CTA.
+    @triton.jit
+    def quartered_matmul_kernel(a_ptr, b_ptr, c_ptr, t_ptr, M, N, K,
+                                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                GROUP_M: tl.constexpr):
+        t0 = _globaltimer()
+        pid = tl.program_id(axis=0)
+        num_pid_m = tl.cdiv(M, BLOCK_M)
+        num_pid_n = tl.cdiv(N, BLOCK_N)
+        num_pid_in_group = GROUP_M * num_pid_n
+        group_id = pid // num_pid_in_group
+        first_pid_m = group_id * GROUP_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+        pid_n = (pid % num_pid_in_group) // group_size_m
+        offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+        offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+        offs_k = tl.arange(0, BLOCK_K)
+        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+        accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        steps = tl.cdiv(K, BLOCK_K)
+        t1 = t0
+        t2 = t0
+        t3 = t0
+        for k in range(0, steps):
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+            accumulator = tl.dot(a, b, accumulator)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+            now = _globaltimer()
+            t1 = tl.where(k == steps // 4, now, t1)
+            t2 = tl.where(k == steps // 2, now, t2)
+            t3 = tl.where(k == 3 * steps // 4, now, t3)
+        c = accumulator.to(tl.bfloat16)
+        offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+        tl.store(c_ptrs, c, mask=c_mask)
+        tl.store(t_ptr + pid * 6, t0)
+        tl.store(t_ptr + pid * 6 + 1, t1)
+        tl.store(t_ptr + pid * 6 + 2, t2)
+        tl.store(t_ptr + pid * 6 + 3, t3)
+        tl.store(t_ptr + pid * 6 + 4, _globaltimer())
+        tl.store(t_ptr + pid * 6 + 5, _smid().to(tl.int64))
+
+    return quartered_matmul_kernel
+
+
+def phases(out):
+    import torch
+    import triton
+    sys.path.insert(0, HERE)
+    from envinfo import header_lines
+    kernel = kernels()
+    flush = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
+    with open(os.path.join(out, "skinny_phases.csv"), "w", newline="") as f:
+        f.write(header_lines("hw_profiles/calibrate/skinny_phases.py"))
+        w = csv.writer(f)
+        w.writerow(list(KEY) + ["rep", "pid", "smid", "t_start_ns", "t_q1_ns", "t_q2_ns", "t_q3_ns", "t_end_ns"])
+        for cfg in CONFIGS:
+            M, N, K, bm, bn, bk, gm, st, wp = cfg
+            a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+            b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+            c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+            tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+            t = torch.zeros(tiles * 6, device="cuda", dtype=torch.int64)
+
+            def launch():
+                return kernel[(tiles,)](a, b, c, t, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                        c.stride(0), c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=gm,
+                                        num_stages=st, num_warps=wp)
+            try:
+                k = launch()
+                torch.cuda.synchronize()
+                for rep in range(3):
+                    flush.zero_()
+                    t.zero_()
+                    launch()
+                    torch.cuda.synchronize()
+                    v = t.view(tiles, 6).cpu().tolist()
+                    base = min(r[0] for r in v)
+                    for pid, r in enumerate(v):
+                        w.writerow(list(cfg) + [rep, pid, r[5]] + [x - base for x in r[:5]])
+                    span = (max(r[4] for r in v) - base) / 1000
+                    print(cfg, "rep", rep, "regs", k.n_regs, "spills", getattr(k, "n_spills", "?"), f"span {span:.1f} us", flush=True)
+            except Exception as e:  # noqa: BLE001
+                print("skip", cfg, type(e).__name__, e, flush=True)
+            f.flush()
+            del a, b, c, t
+            torch.cuda.empty_cache()
+
+
+def target():
+    """Launches each config once with the corpus kernel, in CONFIGS order (under ncu)."""
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "tests", "validation", "h200"))
+    from triton_gemm_sweep import launch
+    for M, N, K, bm, bn, bk, gm, st, wp in CONFIGS:
+        a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+        launch(a, b, c, dict(block_m=bm, block_n=bn, block_k=bk, group_m=gm, stages=st, warps=wp))
+        torch.cuda.synchronize()
+        del a, b, c
+
+
+def lrc(out):
+    raw = os.path.join(out, "skinny_lrc_raw.csv")
+    with open(raw, "w") as f:
+        subprocess.run(["ncu", "--clock-control", "none", "--kernel-name", "regex:matmul_kernel", "--metrics",
+                        LRC_METRICS, "--csv", "--page", "raw", "--print-units", "base",
+                        sys.executable, os.path.abspath(__file__), "--target"], stdout=f, check=True)
+    with open(os.path.join(out, "skinny_lrc.csv"), "w", newline="") as f:
+        parse_lrc(raw, f)
+
+
+def parse_lrc(path, out=sys.stdout):
+    text = (gzip.open(path, "rt") if path.endswith(".gz") else open(path)).read()
+    rows = list(csv.DictReader(io.StringIO("\n".join(l for l in text.splitlines() if l.startswith('"')))))
+    rows = [r for r in rows if r.get("Kernel Name", "").startswith("matmul_kernel")]
+    w = csv.writer(out)
+    w.writerow(list(KEY) + ["xbar2gpc_sectors", "lts2lrc_sectors", "tex_read_sectors", "tex_read_hit_sectors",
+                            "l2_hit_pct", "dram_read_bytes", "duration_ns", "requested_sectors"])
+    num = lambda r, m: r.get(m, "").replace(",", "")  # noqa: E731
+    for cfg, r in zip(CONFIGS, rows):
+        M, N, K, bm, bn = cfg[:5]
+        grid = -(-M // bm) * -(-N // bn)
+        if num(r, "launch__grid_size") not in ("", str(grid)):
+            raise SystemExit(f"launch order mismatch at {cfg}: grid {num(r, 'launch__grid_size')}")
+        w.writerow(list(cfg) + [num(r, m) for m in (
+            "lrc__xbar2gpc_sectors_op_read.sum", "lrc__lts2lrc_sectors_op_read.sum",
+            "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+            "lts__t_sector_hit_rate.pct", "dram__bytes_read.sum", "gpu__time_duration.sum")]
+            + [grid * (bm + bn) * K * 2 // 32])
+
+
+def spread(path):
+    import collections
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    runs = collections.defaultdict(list)
+    for r in rows:
+        runs[tuple(int(r[k]) for k in KEY + ("rep",))].append([int(r[c]) for c in (
+            "t_start_ns", "t_q1_ns", "t_q2_ns", "t_q3_ns", "t_end_ns")])
+    for key, tiles in sorted(runs.items()):
+        steps = -(-key[2] // key[5])
+        iteration = statistics.median((t[3] - t[1]) / (steps / 2) for t in tiles)
+        cols = []
+        for q in range(5):
+            at = sorted(t[q] for t in tiles)
+            mid = at[len(at) // 2]
+            off = [(x - mid) / iteration for x in at]
+            cols.append(f"{statistics.pstdev(off):5.2f}/{off[int(0.9 * len(off))] - off[int(0.1 * len(off))]:5.2f}")
+        print(f"{key[0]}x{key[1]}x{key[2]} {key[3]}x{key[4]}x{key[5]} g{key[6]} s{key[7]} w{key[8]} rep {key[9]}: "
+              f"{len(tiles)} tiles, iteration {iteration:.0f} ns; sd/p10-p90 (iterations) start {cols[0]} "
+              f"q1 {cols[1]} q2 {cols[2]} q3 {cols[3]} end {cols[4]}")
+
+
+def compare(lrc_path, phases_path, cli):
+    """Per config of the lrc CSV: the tiles' spread at K/2 (phases CSV), ncu's lookups a
+    requested sector and hit rate, and TileSight's (`tilesight-cli predict`)."""
+    import collections
+    import json
+    with open(phases_path, "rb") as f:
+        raw = f.read()
+    text = gzip.decompress(raw).decode() if phases_path.endswith(".gz") else raw.decode()
+    runs = collections.defaultdict(list)
+    for r in csv.DictReader(l for l in text.splitlines() if not l.startswith("#")):
+        runs[tuple(int(r[k]) for k in KEY)].append((r["rep"], int(r["t_q1_ns"]), int(r["t_q2_ns"]), int(r["t_q3_ns"])))
+    with open(lrc_path) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    print("config: iteration, tiles apart at K/2 (sd over the launch's tiles: iterations, us); ncu and model "
+          "lookups a requested sector; ncu and model hit rate")
+    for r in rows:
+        key = tuple(int(r[k]) for k in KEY)
+        steps = -(-key[2] // key[5])
+        sds, its = [], []
+        for rep in sorted({t[0] for t in runs[key]}):
+            tiles = [t for t in runs[key] if t[0] == rep]
+            it = statistics.median((t[3] - t[1]) / (steps / 2) for t in tiles)
+            mid = statistics.median(t[2] for t in tiles)
+            sds.append(statistics.pstdev([(t[2] - mid) / it for t in tiles]))
+            its.append(it)
+        plan = {"kernel": "gemm", "hardware": "h200", "params": {**dict(zip(KEY, key)), "dtype": "bf16"}}
+        out = json.loads(subprocess.run([cli, "predict", "--format", "json", "-"], input=json.dumps(plan),
+                                        capture_output=True, text=True, check=True).stdout)
+        ab = [t for t in out["tensors"] if t["tensor"] in ("A", "B")]
+        model = 1 - sum(t.get("l2_merged_bytes", 0) for t in ab) / sum(t["requested_bytes"] for t in ab)
+        it = statistics.median(its) if its else float("nan")
+        spread_ = f"{min(sds):.2f}-{max(sds):.2f} it ({min(sds) * it / 1000:.2f}-{max(sds) * it / 1000:.2f} us)" if sds else "-"
+        print(f"{key[0]}x{key[1]}x{key[2]} {key[3]}x{key[4]}x{key[5]} g{key[6]} s{key[7]} w{key[8]}: {it:.0f} ns, "
+              f"{spread_}; lookups {int(r['lts2lrc_sectors']) / int(r['requested_sectors']):.2f} / {model:.2f}; "
+              f"hit {float(r['l2_hit_pct']):.1f} / {100 * out['l2_hit_rate']:.1f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", help="run both measurements on the GPU, writing into this folder")
+    ap.add_argument("--target", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--parse-lrc", metavar="RAW")
+    ap.add_argument("--spread", metavar="CSV")
+    ap.add_argument("--compare", nargs=2, metavar=("LRC_CSV", "PHASES_CSV"))
+    ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
+    a = ap.parse_args()
+    if a.target:
+        target()
+    elif a.parse_lrc:
+        parse_lrc(a.parse_lrc)
+    elif a.spread:
+        spread(a.spread)
+    elif a.compare:
+        compare(a.compare[0], a.compare[1], a.cli)
+    elif a.out:
+        phases(a.out)
+        lrc(a.out)
+    else:
+        ap.print_help()
+
+
+if __name__ == "__main__":
+    main()
