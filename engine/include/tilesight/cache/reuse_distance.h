@@ -67,8 +67,9 @@ class ReuseKeys {
 // per_iteration * sqrt(n). Tiles whose loads queue also run at speeds of their own: a tile's
 // time varies by `rate_sd` of itself, so w tiles into the launch two slots are apart by
 // rate_sd * steps * sqrt(w) more. A wave's start times spread uniformly over sqrt(12) times
-// the slots' drift (at least one iteration, at most one tile); within the tile each one
-// drifts on, bounded by the catch-up of tiles that fall behind (stream_walker.cpp).
+// the slots' drift (at least the first wave's 0.1 iteration, at most one tile); within the
+// tile each one drifts on, bounded by the catch-up of tiles that fall behind
+// (stream_walker.cpp).
 struct SkewModel {
   double per_iteration = 0;  // 0: lockstep
   double rate_sd = 0;        // relative sd of a tile's time (0: tiles keep pace)
