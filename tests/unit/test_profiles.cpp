@@ -262,6 +262,15 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     saving["l2"].erase("merge_saving");
     CHECK(tilesight::hw::parse_profile(saving).value().l2.merge_saving == 1);  // absent: all of it
 
+    json hit_merge = doc;
+    hit_merge["l2"]["hit_merge_ns"] = -1;
+    CHECK(has_error(tilesight::hw::parse_profile(hit_merge).errors(), "l2.hit_merge_ns: must not be negative, got -1"));
+    hit_merge["l2"]["hit_merge_ns"] = 34;
+    REQUIRE(tilesight::hw::parse_profile(hit_merge).ok());
+    CHECK(tilesight::hw::parse_profile(hit_merge).value().l2.hit_merge_ns == 34);
+    hit_merge["l2"].erase("hit_merge_ns");
+    CHECK(tilesight::hw::parse_profile(hit_merge).value().l2.hit_merge_ns == 0);  // absent: no window
+
     json unknown = doc;
     unknown["l2"]["size"] = 1;
     const auto errors = tilesight::hw::parse_profile(unknown).errors();

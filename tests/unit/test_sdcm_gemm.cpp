@@ -61,15 +61,20 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
   const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 8, 3, 8));
   // The window by hand: an iteration of one tile is the longer of 2*128*128*64 flops at the
   // SM's share of 850 TFLOP/s (325.7 ns) and (128 + 128) * 64 * 2 bytes at 65.9 GB/s (497.2
-  // ns), times the tiles resident on the SM. The window is the longer of the DRAM latency
-  // (400 ns: 0.80 iterations or less) and the tiles' lockstep spread, 1.5 iterations,
-  // whatever the stages (3 here; 2 before, two stages in flight).
+  // ns), times the tiles resident on the SM. The window is the longer of the DRAM latency under
+  // the launch's load and the tiles' lockstep spread, 1.75 iterations, whatever the stages (3
+  // here; 2 before, two stages in flight). The load: A and B once, 2 x 4096^2 x 2 bytes, over
+  // 1024 tiles of 64 iterations on 132 SMs at 497.2 ns a tile-iteration (247 us) take 0.062 of
+  // the DRAM's 4.4 TB/s, so a miss waits 400 / (1 - 0.062) = 426 ns: 0.86 iterations or less.
   const auto occ = model::compute_occupancy(prog.resources, hw);
   REQUIRE(occ);
   const double iteration_ns = occ->resident_blocks * (128.0 + 128) * 64 * 2 / 65.9e9 * 1e9;
-  CHECK(400.0 / iteration_ns <= Approx(0.805));
-  const double window = std::max(400.0 / iteration_ns, 1.5);
-  CHECK(window == Approx(1.5));
+  const double launch_s = 1024.0 / 132 * 64 * (128.0 + 128) * 64 * 2 / 65.9e9;
+  const double rho = 2 * 4096.0 * 4096 * 2 / (launch_s * 4.4e12);
+  CHECK(rho == Approx(0.0618).epsilon(1e-3));
+  CHECK(400.0 / (1 - rho) / iteration_ns <= Approx(0.858).epsilon(1e-3));
+  const double window = std::max(400.0 / (1 - rho) / iteration_ns, 1.75);
+  CHECK(window == Approx(1.75));
   const auto derived = cache::SdcmCacheModel().analyze(prog, hw);
   const auto by_hand = cache::SdcmCacheModel({.fill_window = window}).analyze(prog, hw);
   CHECK(derived.l2_hit_rate() == Approx(by_hand.l2_hit_rate()).epsilon(1e-12));
@@ -77,7 +82,7 @@ TEST_CASE("misses in flight: touches within one DRAM round trip of a miss hit th
   // lookups flat in the stages).
   const auto deep = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 8, 5, 8));
   CHECK(cache::SdcmCacheModel().analyze(deep, hw).l2_hit_rate() ==
-        Approx(cache::SdcmCacheModel({.fill_window = 1.5}).analyze(deep, hw).l2_hit_rate()).epsilon(1e-12));
+        Approx(cache::SdcmCacheModel({.fill_window = 1.75}).analyze(deep, hw).l2_hit_rate()).epsilon(1e-12));
   // Off, no touch is pending and every request is looked up; on, DRAM reads stay (a pending
   // touch rides on the fill already under way) and the merged requests leave the lookups.
   const auto off = cache::SdcmCacheModel({.fill_window = 0.0}).analyze(prog, hw);
@@ -145,14 +150,20 @@ TEST_CASE("reads of a present block within the hit window merge like followers o
   CHECK(open.l2_merged_bytes == Approx((5.25 + 5.25) * b_bytes).epsilon(1e-4));
   CHECK(open.l2_hit_bytes == Approx((1.75 + 2.75) * b_bytes).epsilon(1e-4));
   CHECK(open.dram_bytes == Approx(b_bytes).epsilon(1e-4));
-  // Derived, the window is one L2 round trip over the iteration: 207.5 ns against an iteration
-  // of (256 + 256) x 64 x 2 bytes at 65.9 GB/s (994 ns), 0.21 iterations. The 8 tiles of a
-  // wave start 1/8 iteration apart, so only the first follower falls within it: 0.75 merged
-  // in wave 1.
+  // Derived, the window is the profile's l2.hit_merge_ns over the iteration, (256 + 256) x 64 x
+  // 2 bytes at 65.9 GB/s (994 ns). The H200's 34 ns (lrc_window.py) is 0.034 iteration, less
+  // than the 1/8 iteration between the tiles of a wave: nothing merges in wave 1. 200 ns would
+  // be 0.20 iteration: the first follower merges, 0.75. Without the field, no window.
   const double iteration_ns = (256.0 + 256) * 64 * 2 / 65.9e9 * 1e9;
-  CHECK(207.5 / iteration_ns == Approx(0.2087).epsilon(1e-3));
-  const auto derived = b_of(cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 2.0}).analyze(prog, hw));
-  CHECK(derived.l2_merged_bytes == Approx((5.25 + 0.75) * b_bytes).epsilon(1e-4));
+  CHECK(34.0 / iteration_ns == Approx(0.0342).epsilon(1e-2));
+  const auto derived_with = [&](double ns) {
+    auto h = hw;
+    h.l2.hit_merge_ns = ns;
+    return b_of(cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 2.0}).analyze(prog, h));
+  };
+  CHECK(derived_with(0).l2_merged_bytes == Approx(5.25 * b_bytes).epsilon(1e-4));
+  CHECK(derived_with(34).l2_merged_bytes == Approx(5.25 * b_bytes).epsilon(1e-4));
+  CHECK(derived_with(200).l2_merged_bytes == Approx((5.25 + 0.75) * b_bytes).epsilon(1e-4));
 }
 
 TEST_CASE("the measured slot partitions put tiles launched side by side next to one partition", "[cache][sdcm]") {

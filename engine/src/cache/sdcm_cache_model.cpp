@@ -150,23 +150,36 @@ LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
 // ncu counts one-wave grids' lookups flat in the stages (0.65-0.69 a requested sector at 2-5
 // stages); a window of the stages in flight (Little's law at the SM's path, before 2026-12-01)
 // grew with them and gave 0.81 -> 0.60.
-double derived_fill_window(const LoopPace& pace, const hw::HardwareSpec& hw, double lockstep_iterations) {
+// The DRAM latency term grows with the DRAM's load (`dram_load`, rho): a miss stays pending
+// for its queueing too, the latency over 1 - rho. hw_profiles/calibrate/lrc_window.py: a
+// second SM's read of a fill in flight merges into it for 160-500 ns with the DRAM idle,
+// 300-800 ns while the other SMs read L2, and past 3.2 us while they stream from DRAM.
+double derived_fill_window(const LoopPace& pace, const hw::HardwareSpec& hw, double lockstep_iterations,
+                           double dram_load) {
   if (hw.dram_latency_ns <= 0 || !(pace.iteration_s > 0)) return 0;
-  return std::max(lockstep_iterations, hw.dram_latency_ns * 1e-9 / pace.iteration_s);
+  return std::max(lockstep_iterations, hw.dram_latency_ns * 1e-9 / (1 - dram_load) / pace.iteration_s);
 }
 
-// The hit window (beside the fill window): a request for a line already in L2 stays open in the
-// L2 request coalescer until the slice returns its data, about one L2 round trip; requests for
-// the same sector from other SMs that arrive meanwhile merge into it, as they do into a fill in
-// flight. ncu: two readers of present lines 1-8 launch slots apart make 0.50-0.59 lookups a
-// sector requested, four 1-4 apart 0.36-0.48 (hw_profiles/calibrate/h200/l2_share_lookups.csv),
-// and 132 CTAs reading present lines staggered by 0.1-0.4 us still merge 46-67% of their
-// requests (tests/validation/h200/ncu_pending_rerun3.csv, burst rows; a light load: windows
-// longer than one round trip merge too much on the corpus, docs/cache-model.md). In
-// iterations: the profile's L2 latency over the length of an iteration.
+// The share of the DRAM's bandwidth a launch's reads keep busy, as far as the cache model can
+// say before it runs: every loaded tensor read once (its distinct bytes) over the launch's
+// time at the iteration's roofline (LoopPace: its waves of `steps` iterations). At most 0.9.
+double dram_load(const plan::TileProgram& p, const hw::HardwareSpec& hw, const std::vector<AccessPlan>& plans,
+                 const LoopPace& pace, double slots, double steps) {
+  if (hw.dram_bandwidth <= 0 || !(pace.iteration_s > 0)) return 0;
+  double bytes = 0;
+  for (const AccessPlan& ap : plans)
+    if (!ap.access->write) bytes += ap.unique_bytes;
+  const double waves = std::max(1.0, static_cast<double>(p.grid.tiles()) / std::max(1.0, slots));
+  return std::min(0.9, bytes / (waves * steps * pace.iteration_s * hw.dram_bandwidth));
+}
+
+// The hit window (beside the fill window): another SM's read of a sector already in L2 merges
+// into the first one in the request coalescer only if it comes within l2.hit_merge_ns of it
+// (hw_profiles/calibrate/lrc_window.py --fine: 34 ns on the H200, where a read of a fill in
+// flight merges for 160-500 ns). In iterations.
 double derived_hit_window(const LoopPace& pace, const hw::HardwareSpec& hw) {
-  if (hw.l2.latency_ns <= 0 || !(pace.iteration_s > 0)) return 0;
-  return hw.l2.latency_ns * 1e-9 / pace.iteration_s;
+  if (hw.l2.hit_merge_ns <= 0 || !(pace.iteration_s > 0)) return 0;
+  return hw.l2.hit_merge_ns * 1e-9 / pace.iteration_s;
 }
 
 // The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use
@@ -207,7 +220,9 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   shape.skew.rate_sd = options.skew_per_iteration && *options.skew_per_iteration == 0 ? 0 : derived_rate_sd(pace, hw);
   // Only where the L2 is the near cache (H200, ncu-validated): with an L1.5 tier (B200) the
   // resource vector reads L1.5 hits as the share kept off L2, and a pending L1.5 miss is not.
-  shape.fill_window = lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw, options.lockstep_iterations));
+  const double rho = dram_load(p, hw, plans, pace, static_cast<double>(slots), steps);
+  shape.fill_window =
+      lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw, options.lockstep_iterations, rho));
   shape.hit_window = lv.l15 ? 0.0 : options.hit_window.value_or(derived_hit_window(pace, hw));
   shape.foreign_share = lv.l15 ? 0.0 : 1.0 / static_cast<double>(lv.groups);
   shape.whole_stream = lv.l15;

@@ -38,10 +38,10 @@ struct SdcmOptions {
   std::optional<double> hit_window;              // overrides the derived window of a hit's open read (0: off)
   // The derived window's floor, in iterations: the lockstep spread of the tiles that share a
   // block, over which a miss stays pending for them. Chosen on l2_hit_calib.csv (372 ncu rows
-  // on six shapes outside the corpus) with hits merging over the hit window: 1.4 / 1.5 / 1.6 /
-  // 1.75 / 2 iterations give 5.86 / 5.84 / 5.89 / 5.89 / 6.28 pp; checked on the 828-row
-  // corpus (4.92 pp; docs/cache-model.md). Without the hit window 1.75 was chosen the same way.
-  double lockstep_iterations = 1.5;
+  // on six shapes outside the corpus) with the measured hit window (l2.hit_merge_ns) and the
+  // DRAM latency under load: 1.5 / 1.6 / 1.75 / 1.9 / 2 iterations give 6.08 / 5.80 / 5.54 /
+  // 5.67 / 5.85 pp; checked on the 828-row corpus (4.73 pp; docs/cache-model.md).
+  double lockstep_iterations = 1.75;
   // Requests that find a fill in flight reach an L2 lookup with odds 1 in this many
   // (ncu_pending.csv, burst rows; docs/cache-model.md); 1: every request is looked up.
   std::int64_t merge_per_lookup = 4;

@@ -76,6 +76,10 @@ struct CacheLevel {
   // Of a merged request's time on the SM's path from L2 (the L2 lane), the share the merge
   // saves: the slice never looks it up, but its data still travels to the SM. 1: all of it.
   double merge_saving = 1;
+  // How long after another SM's read of a sector already in L2 a read of the same sector from
+  // the SM's GPC still merges into it in the request coalescer (ns). 0: only reads of a fill in
+  // flight merge.
+  double hit_merge_ns = 0;
   double associativity = 16;
   double line_bytes = 128;
   double partitions = 1;     // H200's L2 is two partitions (VALIDATION.md)

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""How long a read stays open to merges in the L2 request coalescer: lrc_window.cu under ncu.
+
+On the H200, from hw_profiles/calibrate (~2 min):
+  python3 lrc_window.py --run DIR
+    builds lrc_window.cu, runs it under ncu (--cache-control none: the program flushes and warms
+    the L2 itself; only `lrc_pair` is profiled, in one pass) -> DIR/lrc_window_raw.csv and the
+    launch list DIR/lrc_window_configs.csv; then parses both into DIR/lrc_window.csv
+Anywhere:
+  python3 lrc_window.py --domain DIR
+    every other SM as the follower of SM 0, no delay and no load, cold and warm lines: which SMs'
+    reads merge at all -> DIR/lrc_domain.csv (the same columns)
+  python3 lrc_window.py --fine DIR
+    SM 1 behind SM 0 only, no load, cold and warm lines, delays of 0-500 ns in finer steps
+    -> DIR/lrc_fine.csv
+  python3 lrc_window.py --parse RAW CONFIGS > h200/lrc_window.csv
+  python3 lrc_window.py --table h200/lrc_window.csv
+    the follower's merged share by delay, one column per pair, lines and load
+
+CSV: leader_sm, follower_sm, lines, load, delay_ns, xbar2gpc_sectors, lts2lrc_sectors, tex_read_sectors,
+     merged_share (of the follower's 8192 sectors: (xbar2gpc - lts2lrc) / 8192), duration_ns
+"""
+import argparse
+import collections
+import csv
+import gzip
+import io
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
+           "lts__t_sectors_srcunit_tex_op_read.sum,gpu__time_duration.sum")
+FOLLOWER_SECTORS = 256 * 32
+
+
+def run(out, domain=None, fine=False):
+    exe = os.path.join(out, "lrc_window")
+    subprocess.run(["nvcc", "-O3", "-arch=sm_90a", "-o", exe, os.path.join(HERE, "lrc_window.cu")], check=True)
+    name = "lrc_domain" if domain else "lrc_fine" if fine else "lrc_window"
+    configs = os.path.join(out, f"{name}_configs.csv")
+    raw = os.path.join(out, f"{name}_raw.csv")
+    with open(raw, "w") as f:
+        subprocess.run(["ncu", "--clock-control", "none", "--cache-control", "none", "--kernel-name", "regex:lrc_pair",
+                        "--metrics", METRICS, "--csv", "--page", "raw", "--print-units", "base", exe, configs]
+                       + (["domain", domain] if domain else ["fine"] if fine else []), stdout=f, check=True)
+    with open(os.path.join(out, f"{name}.csv"), "w", newline="") as f:
+        parse(raw, configs, f)
+    os.remove(exe)
+
+
+def parse(raw, configs, out=sys.stdout):
+    text = (gzip.open(raw, "rt") if raw.endswith(".gz") else open(raw)).read()
+    rows = [r for r in csv.DictReader(io.StringIO("\n".join(l for l in text.splitlines() if l.startswith('"'))))
+            if "lrc_pair" in r.get("Kernel Name", "")]
+    with open(configs) as f:
+        launches = list(csv.DictReader(f))
+    if len(rows) != len(launches):
+        raise SystemExit(f"{len(rows)} profiled launches, {len(launches)} configs")
+    num = lambda r, m: float(r[m].replace(",", ""))  # noqa: E731
+    w = csv.writer(out)
+    w.writerow(["leader_sm", "follower_sm", "lines", "load", "delay_ns", "xbar2gpc_sectors", "lts2lrc_sectors",
+                "tex_read_sectors", "merged_share", "duration_ns"])
+    for c, r in zip(launches, rows):
+        xbar, lts = num(r, "lrc__xbar2gpc_sectors_op_read.sum"), num(r, "lrc__lts2lrc_sectors_op_read.sum")
+        w.writerow([c.get("leader_sm", "0"), c["follower_sm"], c["lines"], c["load"], c["delay_ns"], f"{xbar:.0f}", f"{lts:.0f}",
+                    f"{num(r, 'lts__t_sectors_srcunit_tex_op_read.sum'):.0f}",
+                    f"{(xbar - lts) / FOLLOWER_SECTORS:.3f}", f"{num(r, 'gpu__time_duration.sum'):.0f}"])
+
+
+def table(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    cols = collections.OrderedDict()
+    for r in rows:
+        cols.setdefault((r["load"], r["lines"], r["follower_sm"]), {})[int(r["delay_ns"])] = float(r["merged_share"])
+    delays = sorted({int(r["delay_ns"]) for r in rows})
+    print("merged share of the follower's sectors, by its delay behind the leader (SM 0)")
+    print(f"{'load':>4} {'lines':>5} {'follower':>8} | " + " ".join(f"{d:>5}" for d in delays) + " ns")
+    for (load, lines, sm), v in cols.items():
+        print(f"{load:>4} {lines:>5} {'SM ' + sm:>8} | " + " ".join(f"{v.get(d, float('nan')):5.2f}" for d in delays))
+
+
+def domains(path):
+    """Per leader of a --domain CSV: the SMs whose reads merged with its own (share above 0.5)."""
+    with open(path) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    by = collections.OrderedDict()
+    for r in rows:
+        by.setdefault(r.get("leader_sm", "0"), [])
+        if float(r["merged_share"]) > 0.5:
+            by[r.get("leader_sm", "0")].append(int(r["follower_sm"]))
+    for leader, sms in by.items():
+        group = sorted(sms + [int(leader)])
+        print(f"SM {leader}: {len(group)} SMs merge together: {' '.join(map(str, group))}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run", metavar="DIR")
+    ap.add_argument("--domain", metavar="DIR", help="every SM as each leader's follower, no delay -> DIR/lrc_domain.csv")
+    ap.add_argument("--leaders", default="0", help="--domain's leader SMs, comma-separated")
+    ap.add_argument("--fine", metavar="DIR", help="SM 1 behind SM 0, no load, 0-500 ns -> DIR/lrc_fine.csv")
+    ap.add_argument("--parse", nargs=2, metavar=("RAW", "CONFIGS"))
+    ap.add_argument("--table", metavar="CSV")
+    ap.add_argument("--domains", metavar="CSV", help="print each leader's merge domain from lrc_domain.csv")
+    a = ap.parse_args()
+    if a.run:
+        run(a.run)
+        table(os.path.join(a.run, "lrc_window.csv"))
+    elif a.domain:
+        run(a.domain, domain=a.leaders)
+        domains(os.path.join(a.domain, "lrc_domain.csv"))
+    elif a.domains:
+        domains(a.domains)
+    elif a.fine:
+        run(a.fine, fine=True)
+        table(os.path.join(a.fine, "lrc_fine.csv"))
+    elif a.parse:
+        parse(*a.parse)
+    elif a.table:
+        table(a.table)
+    else:
+        ap.print_help()
+
+
+if __name__ == "__main__":
+    main()
