@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "sm_clock.cuh"
 
 namespace {
 
@@ -41,18 +42,6 @@ constexpr std::size_t kDramWords = (1ull << 30) / 4;
 constexpr std::size_t kL2Words = (32ull << 20) / 4;
 constexpr std::size_t kFlushWords = (512ull << 20) / 4;
 constexpr int kSmemBytes = 120 * 1024;          // one CTA an SM
-
-__device__ __forceinline__ unsigned smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-
-__device__ __forceinline__ unsigned long long gtimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __device__ __forceinline__ unsigned load_cg(const unsigned* p) {
   unsigned v;

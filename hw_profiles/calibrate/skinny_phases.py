@@ -85,16 +85,8 @@ def kernels():
     """The quartered kernel (needs a GPU and Triton)."""
     import triton
     import triton.language as tl
-
-    @triton.jit
-    def _globaltimer():
-        return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64,
-                                         is_pure=False, pack=1)
-
-    @triton.jit
-    def _smid():
-        return tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=tl.int32,
-                                         is_pure=True, pack=1)
+    sys.path.insert(0, HERE)
+    from cta_skew import _globaltimer, _smid  # the same %globaltimer and %smid reads
 
     # The tutorial kernel of tests/validation/h200/triton_gemm_sweep.py with timestamps after
     # a quarter, half and three quarters of its K loop; t_ptr holds start, q1, q2, q3, end and

@@ -22,24 +22,13 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "sm_clock.cuh"
 
 namespace {
 
 constexpr int kLines = 512;
 constexpr std::size_t kProbeBytes = 64ull << 20;
 constexpr std::size_t kFlushBytes = 512ull << 20;
-
-__device__ __forceinline__ unsigned smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-
-__device__ __forceinline__ unsigned long long gtimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __global__ void where(int* out, unsigned long long spin_ns) {
   extern __shared__ char pad[];
