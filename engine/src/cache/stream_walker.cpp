@@ -28,14 +28,6 @@ double within_tile_drift(const SkewModel& skew, double k) {
   return s * std::sqrt((1 - std::pow(1 - theta, 2 * k)) / (theta * (2 - theta)));
 }
 
-// The spread of a wave's start times (iterations): where each tile of the previous waves
-// ended. A tile ends where its drift left it after its `steps` iterations, within_tile_drift
-// (bounded: a laggard catches up on its wave-mates' blocks), plus its own speed (SkewModel::
-// rate_sd, unbounded: a pace set by the SM's queued path shares gives no catch-up); the
-// slots' offsets add up over w waves. At least kFirstWaveSpread, at most one tile. (An unbounded
-// walk of sd per_iteration each iteration, as before, spread 2-stage loops over 50-140
-// iterations of their 256-896; ncu measures them near lockstep: 8192 x 8192 x 8192-28672,
-// 64 x 128 x 32, 2 stages, 77% L2 hits, l2_hit_corpus.csv.)
 // The first wave's start spread (iterations): its CTAs start together. %globaltimer at the
 // start of every CTA of 87 one-wave launches (hw_profiles/calibrate/h200/cta_skew.csv.gz,
 // cta_skew_small.csv.gz, skinny_phases.csv.gz): 0-128 ns from the first to the last, 0-0.34
@@ -44,6 +36,14 @@ double within_tile_drift(const SkewModel& skew, double k) {
 // docs/cache-model.md.)
 constexpr double kFirstWaveSpread = 0.1;
 
+// The spread of a wave's start times (iterations): where each tile of the previous waves
+// ended. A tile ends where its drift left it after its `steps` iterations, within_tile_drift
+// (bounded: a laggard catches up on its wave-mates' blocks), plus its own speed (SkewModel::
+// rate_sd, unbounded: a pace set by the SM's queued path shares gives no catch-up); the
+// slots' offsets add up over w waves. At least kFirstWaveSpread, at most one tile. (An unbounded
+// walk of sd per_iteration each iteration, as before, spread 2-stage loops over 50-140
+// iterations of their 256-896; ncu measures them near lockstep: 8192 x 8192 x 8192-28672,
+// 64 x 128 x 32, 2 stages, 77% L2 hits, l2_hit_corpus.csv.)
 double wave_width(std::int64_t w, const StreamShape& s) {
   const double steps = static_cast<double>(s.steps), drift = within_tile_drift(s.skew, steps), rate = s.skew.rate_sd * steps;
   const double sd = std::sqrt(static_cast<double>(w) * (drift * drift + rate * rate));
