@@ -9,8 +9,9 @@ Per config: the time per iteration per SM and the rate as a share of the bf16 pe
 clock read during the run (4096 FLOP per SM-clock, the wgmma peak), plus HGMMA facts of the
 SASS (instruction shape, whether A comes from shared memory).
 
-Usage: python3 mma_rate.py --out DIR
-Output: DIR/mma_rate.csv
+Usage: python3 mma_rate.py --out DIR [--dtype fp8]
+Output: DIR/mma_rate.csv (DIR/mma_rate_fp8.csv: e4m3 operands, B stored N x K as the fp8
+corpus stores it; `serialized` says whether ptxas serialised the loop's wgmma, warning C7515)
 """
 import argparse
 import csv
@@ -28,13 +29,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 @triton.jit
 def mma_loop(a_ptr, b_ptr, c_ptr, iters, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-             BLOCK_K: tl.constexpr):
+             BLOCK_K: tl.constexpr, B_KMAJOR: tl.constexpr = False):
     pid = tl.program_id(0)
     rm = tl.arange(0, BLOCK_M)
     rn = tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
     a = tl.load(a_ptr + rm[:, None] * BLOCK_K + rk[None, :])
-    b = tl.load(b_ptr + rk[:, None] * BLOCK_N + rn[None, :])
+    if B_KMAJOR:
+        b = tl.load(b_ptr + rn[None, :] * BLOCK_K + rk[:, None])
+    else:
+        b = tl.load(b_ptr + rk[:, None] * BLOCK_N + rn[None, :])
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for _ in range(iters):
         acc = tl.dot(a, b, acc)
@@ -54,34 +58,53 @@ def sass_facts(kernel):
         sass = subprocess.run(["cuobjdump", "-sass", path], capture_output=True, text=True).stdout
     except Exception:
         return "", -1
-    shapes = sorted(set(re.findall(r"HGMMA\.(\d+x\d+x\d+)", sass)))
-    return "/".join(shapes), len(re.findall(r"HGMMA", sass))
+    shapes = sorted(set(re.findall(r"[HQ]GMMA\.(\d+x\d+x\d+)", sass)))
+    return "/".join(shapes), len(re.findall(r"[HQ]GMMA", sass))
+
+
+def serialized(kernel):
+    """1 where ptxas serialises the wgmma (its C7515 warning on Triton's PTX), 0 if not, -1 unknown."""
+    try:
+        open("/tmp/mma_rate.ptx", "w").write(kernel.asm["ptx"])
+        r = subprocess.run(["ptxas", "-arch=sm_90a", "-v", "/tmp/mma_rate.ptx", "-o", "/tmp/mma_rate_ptxas.cubin"],
+                           capture_output=True, text=True)
+        return int("C7515" in r.stdout + r.stderr)
+    except Exception:
+        return -1
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp8"))
     args = ap.parse_args()
+    fp8 = args.dtype == "fp8"
     os.makedirs(args.out, exist_ok=True)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     iters = 4096
     rows = []
-    for (bm, bn, bk) in TILES:
+    tiles = TILES + ([(64, 256, 128), (128, 128, 128), (128, 256, 128), (256, 64, 128)] if fp8 else [])
+    for (bm, bn, bk) in tiles:
         for warps in (4, 8):
-            a = torch.randn(bm, bk, device="cuda", dtype=torch.bfloat16)
-            b = torch.randn(bk, bn, device="cuda", dtype=torch.bfloat16)
+            if fp8:
+                a = torch.randn(bm, bk, device="cuda").to(torch.float8_e4m3fn)
+                b = torch.randn(bn, bk, device="cuda").to(torch.float8_e4m3fn)
+            else:
+                a = torch.randn(bm, bk, device="cuda", dtype=torch.bfloat16)
+                b = torch.randn(bk, bn, device="cuda", dtype=torch.bfloat16)
             for r in (1, 2, 4):
                 grid = sms * r
                 c = torch.empty(grid * bm * bn, device="cuda", dtype=torch.bfloat16)
                 try:
-                    k = mma_loop[(grid,)](a, b, c, iters, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps)
+                    k = mma_loop[(grid,)](a, b, c, iters, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, B_KMAJOR=fp8,
+                                          num_warps=warps)
                     torch.cuda.synchronize()
                     fn = lambda: mma_loop[(grid,)](a, b, c, iters, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
-                                                   num_warps=warps)
+                                                   B_KMAJOR=fp8, num_warps=warps)
                     # two iteration counts: their difference has no launch, prologue or store
                     t_full = triton.testing.do_bench(fn, warmup=5, rep=40, return_mode="median")
                     fn_half = lambda: mma_loop[(grid,)](a, b, c, iters // 2, BLOCK_M=bm, BLOCK_N=bn,
-                                                        BLOCK_K=bk, num_warps=warps)
+                                                        BLOCK_K=bk, B_KMAJOR=fp8, num_warps=warps)
                     t_half = triton.testing.do_bench(fn_half, warmup=5, rep=40, return_mode="median")
                 except Exception as exc:  # out of resources
                     print(f"skip {bm}x{bn}x{bk} w{warps} r{r}: {type(exc).__name__}", flush=True)
@@ -95,13 +118,16 @@ def main():
                            n_regs=k.n_regs, smem_bytes=k.metadata.shared, us_per_iter=round(per_iter_us, 5),
                            tflops=round(tflops, 1), hgmma=shapes, hgmma_count=n_hgmma,
                            ms_full=round(t_full, 4), ms_half=round(t_half, 4))
+                if fp8:
+                    row["serialized"] = serialized(k)
                 rows.append(row)
                 print(row, flush=True)
-    with open(os.path.join(args.out, "mma_rate.csv"), "w", newline="") as f:
+    with open(os.path.join(args.out, "mma_rate_fp8.csv" if fp8 else "mma_rate.csv"), "w", newline="") as f:
         from envinfo import header_lines
         f.write(header_lines("hw_profiles/calibrate/mma_rate.py",
                              {"method": "per-iteration time = (t(4096 iterations) - t(2048)) / 2048, "
-                                        "do_bench medians; tflops over all SMs at r programs per SM"}))
+                                        "do_bench medians; tflops over all SMs at r programs per SM",
+                              "dtype": args.dtype}))
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)

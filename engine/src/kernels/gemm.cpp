@@ -310,6 +310,17 @@ std::int64_t gemm_mma_n(const GemmParams& p) {
   const std::int64_t along_n = std::max<std::int64_t>(1, groups / along_m);
   return std::max<std::int64_t>(8, std::min<std::int64_t>(256, p.block_n / along_n));
 }
+// Whether ptxas serialises the loop's wgmma (warning C7515, WARPGROUP.DEPBAR 0 behind every
+// QGMMA): Triton's fp8 tiles 256 wide on 8 warps with at most 128 rows. Compile facts of the
+// MMA-only loops of hw_profiles/calibrate/mma_rate.py --dtype fp8 (h200/mma_rate_fp8.csv, 48
+// tile/warp configs): 64x256 and 128x256 on 8 warps at BLOCK_K 32-128 serialise; 128x128,
+// 256x64 and 256x128 on 8 warps, every 4-warp tile and every bf16 tile do not. The corpus
+// kernels agree (h200/wgmma_sass_fp8_corpus.txt: 7 of 53 fp8 configs, these; 256x256 on 8
+// warps does not; wgmma_sass_bf16_corpus.txt: none of 55).
+bool gemm_serial_mma(const GemmParams& p) {
+  return p.dtype == DType::kFP8 && !warp_specialised(p) && !p.persistent && p.warps == 8 && p.block_n == 256 &&
+         p.block_m <= 128;
+}
 double gemm_mma_smem_bytes(const GemmParams& p, double a_bytes, double b_bytes) {
   const double a_reads = static_cast<double>(ceil_div(p.block_n, gemm_mma_n(p)));
   const double b_reads = static_cast<double>(std::max<std::int64_t>(1, p.block_m / 64));
@@ -374,6 +385,7 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
                                                                            : std::vector<std::string>{}, "", true}};
   prog.loops = {{"k", ceil_div(ceil_div(p.K, p.block_k), p.split_k), p.stages, ""}};
   prog.loops[0].producer_warps = warp_specialised(p) || p.persistent;
+  prog.loops[0].serial_mma = gemm_serial_mma(p);
   const double a_bytes = static_cast<double>(p.block_m * p.block_k) * in_b;
   const double b_bytes = static_cast<double>(p.block_k * p.block_n) * in_b;
   const double c_tile = static_cast<double>(p.block_m * p.block_n);

@@ -135,7 +135,7 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
   r.reject_unknown({"name", "trip_count", "stages", "parent", "trips_along", "overlap_resident",
                     "register_loads", "producer_warps", "warp_serial_sfu",
-                    "chain_groups", "copies_after_chain", "loads_wait_apart"});
+                    "chain_groups", "copies_after_chain", "loads_wait_apart", "serial_mma"});
   Loop l;
   l.name = r.string("name").value_or("");
   l.trip_count = r.integer("trip_count", 1, kMaxExtent).value_or(1);
@@ -147,6 +147,7 @@ Loop parse_loop(const json& obj, const std::string& path, Errors& errors) {
   l.warp_serial_sfu = r.boolean("warp_serial_sfu", false).value_or(false);
   l.chain_groups = r.integer("chain_groups", 1, 16, 1).value_or(1);
   l.copies_after_chain = r.boolean("copies_after_chain", false).value_or(false);
+  l.serial_mma = r.boolean("serial_mma", false).value_or(false);
   l.loads_wait_apart = r.boolean("loads_wait_apart", false).value_or(false);
   if (const json* along = r.object("trips_along", false)) {
     FieldReader t{*along, r.field_path("trips_along"), errors};
@@ -387,6 +388,7 @@ json to_json(const TileProgram& p) {
     if (l.warp_serial_sfu) jl["warp_serial_sfu"] = true;
     if (l.chain_groups > 1) jl["chain_groups"] = l.chain_groups;
     if (l.copies_after_chain) jl["copies_after_chain"] = true;
+    if (l.serial_mma) jl["serial_mma"] = true;
     if (l.loads_wait_apart) jl["loads_wait_apart"] = true;
     j["loops"].push_back(jl);
   }

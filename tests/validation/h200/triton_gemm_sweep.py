@@ -3,7 +3,9 @@
 
 Kernel: the matmul of Triton's tutorial 03 (grouped launch order with GROUP_M, K-masked
 loads, rows/cols wrapped with `% M` / `% N` and masked store at the edges), bf16 in, fp32
-accumulate, bf16 out; A row-major MxK, B row-major KxN, C row-major MxN.
+accumulate, bf16 out; A row-major MxK, B row-major KxN, C row-major MxN. With --dtype fp16
+the same in fp16 (fp16 out); with --dtype fp8, e4m3 in and bf16 out, and B stored NxK
+(K contiguous, the tutorial's `b.T` for fp8 on Hopper: layout column "nt").
 
 Every shape runs the same list of tile configs (a fixed-seed sample of
 BLOCK_M/N in {64,128,256}, BLOCK_K in {32,64,128}, GROUP_M in {1,8}, num_stages 2..5,
@@ -64,7 +66,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         accumulator = tl.dot(a, b, accumulator)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
-    c = accumulator.to(tl.bfloat16)
+    c = accumulator.to(c_ptr.dtype.element_ty)
 
     offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -104,17 +106,17 @@ def all_configs():
     return out
 
 
-def plausible(c):
-    """Configs worth sampling: fits shared memory (Triton keeps stages A+B tiles, bf16)
-    and at most 256 fp32 accumulators per thread (256x256 with 4 warps would spill
-    hundreds of registers and take minutes per shape)."""
-    smem = c["stages"] * (c["block_m"] * c["block_k"] + c["block_k"] * c["block_n"]) * 2
+def plausible(c, elem_bytes=2):
+    """Configs worth sampling: fits shared memory (Triton keeps stages A+B tiles of
+    elem_bytes elements) and at most 256 fp32 accumulators per thread (256x256 with 4 warps
+    would spill hundreds of registers and take minutes per shape)."""
+    smem = c["stages"] * (c["block_m"] * c["block_k"] + c["block_k"] * c["block_n"]) * elem_bytes
     acc_per_thread = c["block_m"] * c["block_n"] / (32 * c["warps"])
     return smem <= SMEM_LIMIT and acc_per_thread <= 256
 
 
-def sample_configs(n, seed=0):
-    cands = [c for c in all_configs() if plausible(c)]
+def sample_configs(n, seed=0, elem_bytes=2):
+    cands = [c for c in all_configs() if plausible(c, elem_bytes)]
     rng = random.Random(seed)
     # Stratify: make sure every (block_m, block_n) pair appears, then fill at random.
     chosen = []
@@ -129,6 +131,21 @@ def sample_configs(n, seed=0):
     chosen.sort(key=lambda c: (c["block_m"], c["block_n"], c["block_k"], c["group_m"],
                                c["stages"], c["warps"]))
     return chosen
+
+
+def operands(M, N, K, dtype):
+    """A (MxK), B (KxN, a transposed view for fp8), C and the fp32 reference product."""
+    if dtype == "fp8":
+        f8 = torch.float8_e4m3fn
+        a = torch.randn(M, K, device="cuda").to(f8)
+        b = torch.randn(N, K, device="cuda").to(f8).T
+        c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+    else:
+        t = torch.bfloat16 if dtype == "bf16" else torch.float16
+        a = torch.randn(M, K, device="cuda", dtype=t)
+        b = torch.randn(K, N, device="cuda", dtype=t)
+        c = torch.empty(M, N, device="cuda", dtype=t)
+    return a, b, c
 
 
 def launch(a, b, c, cfg):
@@ -184,7 +201,7 @@ def spec_key(shape):
 
 def _compile_worker(args):
     """Runs in a spawned process: compile (by launching once) each (cfg, shape) job."""
-    jobs, deadline = args
+    jobs, deadline, dtype = args
     torch.cuda.set_device(0)
     done = 0
     for cfg, shape in jobs:
@@ -192,9 +209,7 @@ def _compile_worker(args):
             break
         M, N, K = shape
         try:
-            a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-            b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
-            c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+            a, b, c = operands(M, N, K, dtype)
             launch(a, b, c, cfg)
             torch.cuda.synchronize()
             done += 1
@@ -203,7 +218,7 @@ def _compile_worker(args):
     return done
 
 
-def precompile(configs, shapes, workers, deadline):
+def precompile(configs, shapes, workers, deadline, dtype):
     reps = {}
     for s in shapes:
         key = spec_key(s)
@@ -216,7 +231,7 @@ def precompile(configs, shapes, workers, deadline):
     ctx = mp.get_context("spawn")
     t0 = time.time()
     with ctx.Pool(workers) as pool:
-        done = sum(pool.map(_compile_worker, [(ch, deadline) for ch in chunks]))
+        done = sum(pool.map(_compile_worker, [(ch, deadline, dtype) for ch in chunks]))
     print(f"precompiled {done}/{len(jobs)} (cfg, specialisation) pairs with {workers} "
           f"workers in {time.time() - t0:.1f} s", flush=True)
 
@@ -232,13 +247,14 @@ def main():
     ap.add_argument("--no-precompile", action="store_true")
     ap.add_argument("--shapes", default="", help="comma list of MxNxK (default: SHAPES)")
     ap.add_argument("--name", default="triton_gemm", help="CSV base name")
+    ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp16", "fp8"))
     args = ap.parse_args()
     t_start = time.time()
     deadline = t_start + args.budget_s
 
     from envinfo import header_lines
 
-    configs = sample_configs(args.configs)
+    configs = sample_configs(args.configs, elem_bytes=1 if args.dtype == "fp8" else 2)
     shapes = SHAPES
     if args.shapes:
         shapes = [tuple(int(x) for x in t.split("x")) for t in args.shapes.split(",")]
@@ -248,12 +264,14 @@ def main():
     hdr = header_lines("tests/validation/h200/triton_gemm_sweep.py", {
         "timing": f"triton.testing.do_bench(warmup={args.warmup}, rep={args.rep}, "
                   f"return_mode='median'), L2 flushed before each launch, torch.randn data",
-        "kernel": "Triton tutorial-03 matmul, bf16 in, fp32 acc, bf16 out, A MxK row-major, "
-                  "B KxN row-major",
+        "kernel": (f"Triton tutorial-03 matmul, {args.dtype} in, fp32 acc, "
+                   f"{'bf16' if args.dtype == 'fp8' else args.dtype} out, A MxK row-major, "
+                   + ("B stored NxK (K contiguous, layout nt)" if args.dtype == "fp8" else "B KxN row-major")),
         "configs": f"{len(configs)} configs (same list for every shape), seed 0",
     })
+    layout = ["nt"] if args.dtype == "fp8" else []
     cols = ["M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps",
-            "dtype", "ms", "tflops", "n_regs", "n_spills", "smem_bytes", "rel_err"]
+            "dtype"] + (["layout"] if layout else []) + ["ms", "tflops", "n_regs", "n_spills", "smem_bytes", "rel_err"]
     f = open(path, "w", newline="")
     f.write(hdr)
     w = csv.writer(f)
@@ -268,7 +286,7 @@ def main():
 
     if not args.no_precompile:
         try:
-            precompile(configs, shapes, args.workers, t_start + 0.45 * args.budget_s)
+            precompile(configs, shapes, args.workers, t_start + 0.45 * args.budget_s, args.dtype)
         except Exception:
             traceback.print_exc()
 
@@ -280,9 +298,7 @@ def main():
         M, N, K = shape
         try:
             torch.manual_seed(0)
-            a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-            b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
-            c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+            a, b, c = operands(M, N, K, args.dtype)
             ref = torch.matmul(a.float(), b.float())
             ref_norm = ref.norm().item()
         except Exception as exc:
@@ -309,7 +325,7 @@ def main():
                                              return_mode="median")
                 tflops = 2.0 * M * N * K / (ms * 1e-3) / 1e12
                 best = min(best, ms)
-                w.writerow(row + ["bf16", f"{ms:.6f}", f"{tflops:.2f}", regs, spills, smem,
+                w.writerow(row + [args.dtype] + layout + [f"{ms:.6f}", f"{tflops:.2f}", regs, spills, smem,
                                   f"{rel:.2e}"])
                 f.flush()
                 n_ok += 1
