@@ -9,9 +9,10 @@ Per config: the time per iteration per SM and the rate as a share of the bf16 pe
 clock read during the run (4096 FLOP per SM-clock, the wgmma peak), plus HGMMA facts of the
 SASS (instruction shape, whether A comes from shared memory).
 
-Usage: python3 mma_rate.py --out DIR [--dtype fp8]
+Usage: python3 mma_rate.py --out DIR [--dtype fp8] [--layout nt]
 Output: DIR/mma_rate.csv (DIR/mma_rate_fp8.csv: e4m3 operands, B stored N x K as the fp8
-corpus stores it; `serialized` says whether ptxas serialised the loop's wgmma, warning C7515)
+corpus stores it; DIR/mma_rate_nt.csv: bf16 with B stored N x K; `serialized` says whether
+ptxas serialised the loop's wgmma, warning C7515)
 """
 import argparse
 import csv
@@ -77,13 +78,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp8"))
+    ap.add_argument("--layout", default="nn", choices=("nn", "nt"), help="nt: B stored N x K (fp8: always)")
     args = ap.parse_args()
     fp8 = args.dtype == "fp8"
+    kmajor = fp8 or args.layout == "nt"
     os.makedirs(args.out, exist_ok=True)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     iters = 4096
     rows = []
-    tiles = TILES + ([(64, 256, 128), (128, 128, 128), (128, 256, 128), (256, 64, 128)] if fp8 else [])
+    tiles = TILES + ([(64, 256, 128), (128, 128, 128), (128, 256, 128), (256, 64, 128)] if kmajor else [])
     for (bm, bn, bk) in tiles:
         for warps in (4, 8):
             if fp8:
@@ -91,20 +94,20 @@ def main():
                 b = torch.randn(bn, bk, device="cuda").to(torch.float8_e4m3fn)
             else:
                 a = torch.randn(bm, bk, device="cuda", dtype=torch.bfloat16)
-                b = torch.randn(bk, bn, device="cuda", dtype=torch.bfloat16)
+                b = torch.randn(bn if kmajor else bk, bk if kmajor else bn, device="cuda", dtype=torch.bfloat16)
             for r in (1, 2, 4):
                 grid = sms * r
                 c = torch.empty(grid * bm * bn, device="cuda", dtype=torch.bfloat16)
                 try:
-                    k = mma_loop[(grid,)](a, b, c, iters, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, B_KMAJOR=fp8,
+                    k = mma_loop[(grid,)](a, b, c, iters, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, B_KMAJOR=kmajor,
                                           num_warps=warps)
                     torch.cuda.synchronize()
                     fn = lambda: mma_loop[(grid,)](a, b, c, iters, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
-                                                   B_KMAJOR=fp8, num_warps=warps)
+                                                   B_KMAJOR=kmajor, num_warps=warps)
                     # two iteration counts: their difference has no launch, prologue or store
                     t_full = triton.testing.do_bench(fn, warmup=5, rep=40, return_mode="median")
                     fn_half = lambda: mma_loop[(grid,)](a, b, c, iters // 2, BLOCK_M=bm, BLOCK_N=bn,
-                                                        BLOCK_K=bk, B_KMAJOR=fp8, num_warps=warps)
+                                                        BLOCK_K=bk, B_KMAJOR=kmajor, num_warps=warps)
                     t_half = triton.testing.do_bench(fn_half, warmup=5, rep=40, return_mode="median")
                 except Exception as exc:  # out of resources
                     print(f"skip {bm}x{bn}x{bk} w{warps} r{r}: {type(exc).__name__}", flush=True)
@@ -118,16 +121,17 @@ def main():
                            n_regs=k.n_regs, smem_bytes=k.metadata.shared, us_per_iter=round(per_iter_us, 5),
                            tflops=round(tflops, 1), hgmma=shapes, hgmma_count=n_hgmma,
                            ms_full=round(t_full, 4), ms_half=round(t_half, 4))
-                if fp8:
+                if kmajor:
                     row["serialized"] = serialized(k)
                 rows.append(row)
                 print(row, flush=True)
-    with open(os.path.join(args.out, "mma_rate_fp8.csv" if fp8 else "mma_rate.csv"), "w", newline="") as f:
+    name = "mma_rate_fp8.csv" if fp8 else "mma_rate_nt.csv" if kmajor else "mma_rate.csv"
+    with open(os.path.join(args.out, name), "w", newline="") as f:
         from envinfo import header_lines
         f.write(header_lines("hw_profiles/calibrate/mma_rate.py",
                              {"method": "per-iteration time = (t(4096 iterations) - t(2048)) / 2048, "
                                         "do_bench medians; tflops over all SMs at r programs per SM",
-                              "dtype": args.dtype}))
+                              "dtype": args.dtype, "b_layout": "N x K" if kmajor else "K x N"}))
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)

@@ -4,7 +4,7 @@ and 128 (loop_variants.csv: the 128-deep ones take round trip + fill + MMA per i
 For each config: ptxas -v on Triton's PTX (its warnings name serialised wgmma), and counts of
 HGMMA / WARPGROUP.DEPBAR / WARPGROUP.ARRIVE / LDGSTS / DEPBAR in the SASS, and the HGMMA
 instruction shapes.
-Usage: python3 wgmma_sass.py --out DIR [--dtype bf16|fp8] [--cfg BMxBNxBK_sS_wW,... | --corpus CSV]
+Usage: python3 wgmma_sass.py --out DIR [--dtype bf16|fp8] [--layout nt] [--cfg BMxBNxBK_sS_wW,... | --corpus CSV]
 (--corpus: every tile config of a triton_gemm_sweep.py CSV.)
 (--dtype fp8: e4m3 operands, B stored N x K, as triton_gemm_sweep.py --dtype fp8.)"""
 import argparse, os, re, subprocess, sys
@@ -17,6 +17,7 @@ CFG = [(128, 128, 64, 2, 4), (128, 128, 128, 2, 4), (128, 128, 128, 3, 8), (64, 
 ap = argparse.ArgumentParser(); ap.add_argument("--out", required=True)
 ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp16", "fp8")); ap.add_argument("--cfg", default="")
 ap.add_argument("--corpus", default="")
+ap.add_argument("--layout", default="nn", choices=("nn", "nt"))
 args = ap.parse_args()
 if args.corpus:
     import csv
@@ -26,8 +27,8 @@ if args.corpus:
 if args.cfg:
     CFG = [tuple(int(x) for x in re.match(r"(\d+)x(\d+)x(\d+)_s(\d+)_w(\d+)$", t).groups()) for t in args.cfg.split(",")]
 M = N = K = 2048
-a, b, c = operands(M, N, K, args.dtype)
-tag = "" if args.dtype == "bf16" else "_" + args.dtype
+a, b, c = operands(M, N, K, args.dtype, args.layout)
+tag = ("" if args.dtype == "bf16" else "_" + args.dtype) + ("_nt" if args.layout == "nt" and args.dtype != "fp8" else "")
 with open(os.path.join(args.out, f"wgmma_sass{tag}.txt"), "w") as log:
     for (bm, bn, bk, st, w) in CFG:
         grid = ((M // bm) * (N // bn),)

@@ -400,21 +400,26 @@ TEST_CASE("serialised wgmma take turns with the stage's fill, shared by resident
   CHECK(model::analyze_loop(prog.loops[0], 1, ctx).envelope.steady == Approx(1000e-9).epsilon(1e-6));
 }
 
-TEST_CASE("Triton's fp8 tiles 256 wide on 8 warps have their wgmma serialised", "[model][gemm]") {
-  // mma_rate_fp8.csv / wgmma_sass_fp8_corpus.txt: 64x256 and 128x256 on 8 warps serialise;
-  // 128x128 on 8 warps, 128x256 on 4, 256x256 on 8 and every bf16 tile do not.
-  auto serial = [](std::int64_t bm, std::int64_t bn, std::int64_t warps, DType dtype) {
+TEST_CASE("Triton's tiles 256 wide on 8 warps with B K-major have their wgmma serialised", "[model][gemm]") {
+  // mma_rate_fp8.csv, mma_rate_nt.csv and the corpora's SASS: with B stored N x K (or 8-bit,
+  // whose wgmma takes B K-major), 64x256 and 128x256 on 8 warps serialise; 128x128 on 8 warps,
+  // 128x256 on 4, 256x256 on 8 and every tile with B stored K x N in bf16 do not.
+  auto serial = [](std::int64_t bm, std::int64_t bn, std::int64_t warps, DType dtype, const char* layout = "nn") {
     kernels::GemmParams p;
     p.M = p.N = p.K = 4096;
     p.block_m = bm, p.block_n = bn, p.block_k = 64, p.warps = warps, p.stages = 3, p.dtype = dtype;
+    p.layout = layout;
     return kernels::lift_gemm(p).loops[0].serial_mma;
   };
   CHECK(serial(128, 256, 8, DType::kFP8));
   CHECK(serial(64, 256, 8, DType::kFP8));
+  CHECK(serial(128, 256, 8, DType::kBF16, "nt"));
+  CHECK(serial(64, 256, 8, DType::kBF16, "nt"));
   CHECK_FALSE(serial(128, 128, 8, DType::kFP8));
   CHECK_FALSE(serial(128, 256, 4, DType::kFP8));
   CHECK_FALSE(serial(256, 256, 8, DType::kFP8));
   CHECK_FALSE(serial(128, 256, 8, DType::kBF16));
+  CHECK_FALSE(serial(128, 128, 8, DType::kBF16, "nt"));
   // The plan format carries it (docs/plan-format.md).
   kernels::GemmParams p;
   p.M = p.N = p.K = 4096;

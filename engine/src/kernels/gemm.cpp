@@ -316,15 +316,18 @@ std::int64_t gemm_mma_n(const GemmParams& p) {
   return std::max<std::int64_t>(8, std::min<std::int64_t>(256, p.block_n / along_n));
 }
 // Whether ptxas serialises the loop's wgmma (warning C7515, WARPGROUP.DEPBAR 0 behind every
-// QGMMA): Triton's fp8 tiles 256 wide on 8 warps with at most 128 rows. Compile facts of the
-// MMA-only loops of hw_profiles/calibrate/mma_rate.py --dtype fp8 (h200/mma_rate_fp8.csv, 48
-// tile/warp configs): 64x256 and 128x256 on 8 warps at BLOCK_K 32-128 serialise; 128x128,
-// 256x64 and 256x128 on 8 warps, every 4-warp tile and every bf16 tile do not. The corpus
-// kernels agree (h200/wgmma_sass_fp8_corpus.txt: 7 of 53 fp8 configs, these; 256x256 on 8
-// warps does not; wgmma_sass_bf16_corpus.txt: none of 55).
+// wgmma): Triton's tiles 256 wide with at most 128 rows on 8 warps whose B sits K-major in
+// shared memory, as B stored N x K puts it (layout "nt") and as 8-bit wgmma takes B whatever
+// its layout. Compile facts of the MMA-only loops of hw_profiles/calibrate/mma_rate.py (22
+// tiles at 4 and 8 warps): with B K-major, bf16 (h200/mma_rate_nt.csv) and fp8
+// (h200/mma_rate_fp8.csv), 64x256 and 128x256 on 8 warps at BLOCK_K 32-128 serialise, and no
+// other tile; with B N-major (bf16, the corpus's layout) none does. The corpora's kernels agree
+// (h200/wgmma_sass_nt_corpus.txt: 5 of 58 bf16 configs with B stored N x K, these;
+// wgmma_sass_fp8_corpus.txt: 7 of 53; 256x256 on 8 warps does not; wgmma_sass_bf16_corpus.txt,
+// B stored K x N: none of 55).
 bool gemm_serial_mma(const GemmParams& p) {
-  return p.dtype == DType::kFP8 && !warp_specialised(p) && !p.persistent && p.warps == 8 && p.block_n == 256 &&
-         p.block_m <= 128;
+  const bool b_k_major = p.layout[1] == 't' || dtype_bytes(p.dtype) == 1;
+  return b_k_major && !warp_specialised(p) && !p.persistent && p.warps == 8 && p.block_n == 256 && p.block_m <= 128;
 }
 double gemm_mma_smem_bytes(const GemmParams& p, double a_bytes, double b_bytes) {
   const double a_reads = static_cast<double>(ceil_div(p.block_n, gemm_mma_n(p)));

@@ -5,7 +5,8 @@ Kernel: the matmul of Triton's tutorial 03 (grouped launch order with GROUP_M, K
 loads, rows/cols wrapped with `% M` / `% N` and masked store at the edges), bf16 in, fp32
 accumulate, bf16 out; A row-major MxK, B row-major KxN, C row-major MxN. With --dtype fp16
 the same in fp16 (fp16 out); with --dtype fp8, e4m3 in and bf16 out, and B stored NxK
-(K contiguous, the tutorial's `b.T` for fp8 on Hopper: layout column "nt").
+(K contiguous, the tutorial's `b.T` for fp8 on Hopper: layout column "nt"). --layout nt stores
+B so in bf16/fp16 too (a Linear layer's x @ W.T).
 
 Every shape runs the same list of tile configs (a fixed-seed sample of
 BLOCK_M/N in {64,128,256}, BLOCK_K in {32,64,128}, GROUP_M in {1,8}, num_stages 2..5,
@@ -133,8 +134,8 @@ def sample_configs(n, seed=0, elem_bytes=2):
     return chosen
 
 
-def operands(M, N, K, dtype):
-    """A (MxK), B (KxN, a transposed view for fp8), C and the fp32 reference product."""
+def operands(M, N, K, dtype, layout="nn"):
+    """A (MxK), B (KxN; a transposed view of an NxK tensor for fp8 or layout "nt") and C."""
     if dtype == "fp8":
         f8 = torch.float8_e4m3fn
         a = torch.randn(M, K, device="cuda").to(f8)
@@ -143,7 +144,8 @@ def operands(M, N, K, dtype):
     else:
         t = torch.bfloat16 if dtype == "bf16" else torch.float16
         a = torch.randn(M, K, device="cuda", dtype=t)
-        b = torch.randn(K, N, device="cuda", dtype=t)
+        b = (torch.randn(N, K, device="cuda", dtype=t).T if layout == "nt"
+             else torch.randn(K, N, device="cuda", dtype=t))
         c = torch.empty(M, N, device="cuda", dtype=t)
     return a, b, c
 
@@ -201,7 +203,7 @@ def spec_key(shape):
 
 def _compile_worker(args):
     """Runs in a spawned process: compile (by launching once) each (cfg, shape) job."""
-    jobs, deadline, dtype = args
+    jobs, deadline, dtype, layout = args
     torch.cuda.set_device(0)
     done = 0
     for cfg, shape in jobs:
@@ -209,7 +211,7 @@ def _compile_worker(args):
             break
         M, N, K = shape
         try:
-            a, b, c = operands(M, N, K, dtype)
+            a, b, c = operands(M, N, K, dtype, layout)
             launch(a, b, c, cfg)
             torch.cuda.synchronize()
             done += 1
@@ -218,7 +220,7 @@ def _compile_worker(args):
     return done
 
 
-def precompile(configs, shapes, workers, deadline, dtype):
+def precompile(configs, shapes, workers, deadline, dtype, layout):
     reps = {}
     for s in shapes:
         key = spec_key(s)
@@ -231,7 +233,7 @@ def precompile(configs, shapes, workers, deadline, dtype):
     ctx = mp.get_context("spawn")
     t0 = time.time()
     with ctx.Pool(workers) as pool:
-        done = sum(pool.map(_compile_worker, [(ch, deadline, dtype) for ch in chunks]))
+        done = sum(pool.map(_compile_worker, [(ch, deadline, dtype, layout) for ch in chunks]))
     print(f"precompiled {done}/{len(jobs)} (cfg, specialisation) pairs with {workers} "
           f"workers in {time.time() - t0:.1f} s", flush=True)
 
@@ -248,6 +250,7 @@ def main():
     ap.add_argument("--shapes", default="", help="comma list of MxNxK (default: SHAPES)")
     ap.add_argument("--name", default="triton_gemm", help="CSV base name")
     ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp16", "fp8"))
+    ap.add_argument("--layout", default="nn", choices=("nn", "nt"), help="nt: B stored NxK (fp8: always)")
     args = ap.parse_args()
     t_start = time.time()
     deadline = t_start + args.budget_s
@@ -261,15 +264,15 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"{args.name}.csv")
     skip_path = os.path.join(args.out, f"{args.name}_skips.csv")
+    layout = ["nt"] if args.dtype == "fp8" or args.layout == "nt" else []
     hdr = header_lines("tests/validation/h200/triton_gemm_sweep.py", {
         "timing": f"triton.testing.do_bench(warmup={args.warmup}, rep={args.rep}, "
                   f"return_mode='median'), L2 flushed before each launch, torch.randn data",
         "kernel": (f"Triton tutorial-03 matmul, {args.dtype} in, fp32 acc, "
                    f"{'bf16' if args.dtype == 'fp8' else args.dtype} out, A MxK row-major, "
-                   + ("B stored NxK (K contiguous, layout nt)" if args.dtype == "fp8" else "B KxN row-major")),
+                   + ("B stored NxK (K contiguous, layout nt)" if layout else "B KxN row-major")),
         "configs": f"{len(configs)} configs (same list for every shape), seed 0",
     })
-    layout = ["nt"] if args.dtype == "fp8" else []
     cols = ["M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps",
             "dtype"] + (["layout"] if layout else []) + ["ms", "tflops", "n_regs", "n_spills", "smem_bytes", "rel_err"]
     f = open(path, "w", newline="")
@@ -286,7 +289,7 @@ def main():
 
     if not args.no_precompile:
         try:
-            precompile(configs, shapes, args.workers, t_start + 0.45 * args.budget_s, args.dtype)
+            precompile(configs, shapes, args.workers, t_start + 0.45 * args.budget_s, args.dtype, args.layout)
         except Exception:
             traceback.print_exc()
 
@@ -298,7 +301,7 @@ def main():
         M, N, K = shape
         try:
             torch.manual_seed(0)
-            a, b, c = operands(M, N, K, args.dtype)
+            a, b, c = operands(M, N, K, args.dtype, args.layout)
             ref = torch.matmul(a.float(), b.float())
             ref_norm = ref.norm().item()
         except Exception as exc:

@@ -193,8 +193,8 @@ struct Loop {
   // round trips an iteration, half the loads in flight of a 2-stage pipeline.
   bool loads_wait_apart = false;
   // Whether the compiler waits for each wgmma to finish before the warps go on (ptxas warning
-  // C7515: its SASS puts WARPGROUP.DEPBAR 0 behind every QGMMA, hw_profiles/calibrate/h200/
-  // wgmma_sass_fp8.txt). The warps that issue the MMAs then issue the next stage's copies and
+  // C7515: its SASS puts WARPGROUP.DEPBAR 0 behind every wgmma, hw_profiles/calibrate/h200/
+  // wgmma_sass_fp8.txt; Triton's 256-wide tiles on 8 warps with B K-major, kernels::lift_gemm). The warps that issue the MMAs then issue the next stage's copies and
   // pass the loop's barrier only after them: the MMA and the loop's round trip take turns,
   // fully, where a pipelined loop hides most of the shorter of the two.
   bool serial_mma = false;
