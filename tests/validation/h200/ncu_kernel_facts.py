@@ -11,6 +11,7 @@ Sets:
   spills - Triton GEMM configs that spill registers, with local-memory metrics
   overflow - B-staged tiles whose accumulators pass the registers, 2-wave grids and one-wave twins
   aonly - A alone staged, unspilled, beside aligned and B-staged twins
+  nt - BLOCK_K 32 bf16 tiles with B stored N x K beside their K x N twins
   fp8 - 128x256 fp8 tiles on 8 warps the model reads 0.63-0.75, beside ones it reads right
   lane - grouped launches bound by the L2 lane that run slower than the model once it merges
           their requests as ncu counts (the measured SM-to-partition map), beside group-1 twins
@@ -171,6 +172,19 @@ FP8_CASES = [
 ]
 
 
+# bf16 with B stored N x K (triton_gemm_nt_heldout.csv): BLOCK_K 32 tiles in row-major launch
+# order run 1.2-1.6x as long as with B stored K x N on 8192^3 and read 0.68-0.80 of the model,
+# while 64x128x32 at 2 stages runs faster; each beside its K x N twin.
+NT_CASES = [
+    (8192, 8192, 8192, 64, 128, 32, 1, 4, 8, "bf16", "nt"),
+    (8192, 8192, 8192, 64, 128, 32, 1, 4, 8, "bf16", "nn"),
+    (8192, 8192, 8192, 128, 128, 32, 1, 4, 8, "bf16", "nt"),
+    (8192, 8192, 8192, 128, 128, 32, 1, 4, 8, "bf16", "nn"),
+    (8192, 8192, 8192, 64, 128, 32, 1, 2, 4, "bf16", "nt"),
+    (8192, 8192, 8192, 64, 128, 32, 1, 2, 4, "bf16", "nn"),
+]
+
+
 # PyTorch's softmax of rows up to 2048 bf16 elements (4 KiB) runs softmax_warp_forward, one
 # warp a row, not the 1024-thread block of norms.csv's rows (none that short there).
 SOFTMAX_WARP_SHAPES = [(16384, 512), (16384, 1024), (16384, 2048), (65536, 512), (65536, 1024),
@@ -221,18 +235,19 @@ def gemm_cases(cases=None):
     from triton_gemm_sweep import launch, operands
     for case in (cases or GEMM_CASES):
         (M, N, K, bm, bn, bk, g, s, w), dtype = case[:9], (case[9] if len(case) > 9 else "bf16")
-        def build(M=M, N=N, K=K, dtype=dtype, cfg=dict(block_m=bm, block_n=bn, block_k=bk, group_m=g,
-                                                            stages=s, warps=w)):
-            a, b, c = operands(M, N, K, dtype)
+        layout = case[10] if len(case) > 10 else "nn"
+        def build(M=M, N=N, K=K, dtype=dtype, layout=layout, cfg=dict(block_m=bm, block_n=bn, block_k=bk,
+                                                                           group_m=g, stages=s, warps=w)):
+            a, b, c = operands(M, N, K, dtype, layout)
             return lambda: launch(a, b, c, cfg)
-        suffix = "" if dtype == "bf16" else f" {dtype}"
+        suffix = ("" if dtype == "bf16" else f" {dtype}") + ("" if len(case) <= 10 else f" {layout}")
         yield f"gemm M={M} N={N} K={K} {bm}x{bn}x{bk} g{g} s{s} w{w}{suffix}", build
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", choices=["norms", "gemm", "spills", "extra", "stages", "staged", "softmaxw", "shortrows",
-                                      "stridedew", "overflow", "aonly", "lane", "fp8"], required=True)
+                                      "stridedew", "overflow", "aonly", "lane", "fp8", "nt"], required=True)
     args = ap.parse_args()
     cases = (norms_cases() if args.set == "norms" else
              softmax_warp_cases() if args.set == "softmaxw" else
@@ -245,7 +260,8 @@ def main():
              gemm_cases(OVERFLOW_CASES) if args.set == "overflow" else
              gemm_cases(AONLY_CASES) if args.set == "aonly" else
              gemm_cases(LANE_CASES) if args.set == "lane" else
-             gemm_cases(FP8_CASES) if args.set == "fp8" else gemm_cases())
+             gemm_cases(FP8_CASES) if args.set == "fp8" else
+             gemm_cases(NT_CASES) if args.set == "nt" else gemm_cases())
     for i, (label, build) in enumerate(cases):
         try:
             torch.manual_seed(0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ncu facts of the compiled kernels behind norms.csv and triton_gemm.csv, plus the PTX
 # facts of every Triton GEMM config. Run from the repo root on the H200:
-#   RES=DIR [SETS="norms gemm spills extra stages staged softmaxw shortrows stridedew overflow aonly lane fp8 ptx"] bash tests/validation/h200/run_ncu_facts.sh
+#   RES=DIR [SETS="norms gemm spills extra stages staged softmaxw shortrows stridedew overflow aonly lane fp8 nt ptx"] bash tests/validation/h200/run_ncu_facts.sh
 # Writes DIR/ncu_norms_facts.csv, DIR/ncu_gemm_facts.csv, DIR/ncu_spills_facts.csv (ncu --page
 # raw CSV, one row per
 # profiled kernel; the CASE lines of the *_cases.txt files give the order), and
@@ -61,7 +61,7 @@ if [ -n "$HAVE" ]; then WHAT=(--metrics "$HAVE"); else
 echo "collect: ${WHAT[*]}"
 export PYTHONUNBUFFERED=1
 SETS=" ${SETS:-norms gemm spills ptx} "
-for set in norms gemm spills extra stages staged softmaxw shortrows stridedew overflow aonly lane fp8; do
+for set in norms gemm spills extra stages staged softmaxw shortrows stridedew overflow aonly lane fp8 nt; do
   case "$SETS" in *" $set "*) ;; *) continue;; esac
   timeout 200 "$NCU" --profile-from-start off --clock-control none --cache-control all \
       "${WHAT[@]}" --csv --page raw \
