@@ -4,6 +4,7 @@
 // specs built here.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tilesight/cache/cache_model.h"
@@ -11,6 +12,7 @@
 #include "tilesight/hw/mma_rate.h"
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/kernels/gemm.h"
+#include "tilesight/model/evaluate.h"
 #include "tilesight/plan/plan_json.h"
 #include "tilesight/model/loop_analysis.h"
 #include "tilesight/model/resource_vector.h"
@@ -429,4 +431,22 @@ TEST_CASE("Triton's tiles 256 wide on 8 warps with B K-major have their wgmma se
   auto back = plan::parse_tile_program(j);
   REQUIRE(back);
   CHECK(back->loops[0].serial_mma);
+}
+
+TEST_CASE("a serialised wgmma loop says so in the report", "[model][gemm]") {
+  // fp8 128x256x128 on 8 warps, 4 stages, on the H200 profile: the loop's report carries
+  // serial_mma and the diagnosis names the cause and what avoids it.
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw.ok());
+  kernels::GemmParams g;
+  g.M = g.N = g.K = 8192;
+  g.block_m = 128, g.block_n = 256, g.block_k = 128, g.stages = 4, g.warps = 8, g.registers = 185;
+  g.dtype = DType::kFP8, g.layout = "nt";
+  auto p = model::evaluate(kernels::lift_gemm(g), *hw);
+  REQUIRE(p.ok());
+  REQUIRE(p->loops.size() == 1);
+  CHECK(p->loops[0].serial_mma);
+  CHECK(p->loops[0].mma_exposed_us > 0.02 * p->loops[0].steady_us);
+  CHECK(std::any_of(p->diagnosis.begin(), p->diagnosis.end(),
+                    [](const std::string& d) { return d.find("serialises this tile's wgmma") != std::string::npos; }));
 }

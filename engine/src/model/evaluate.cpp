@@ -142,6 +142,7 @@ report::LoopReport loop_report(const LoopAnalysis& la) {
   r.chain_us = la.chain * kUs;
   r.latency_floor_us = la.latency_floor * kUs;
   r.mma_exposed_us = la.mma_exposed * kUs;
+  r.serial_mma = la.serial_mma;
   r.limited_by = la.limited_by;
   for (auto k : la.best_order) r.best_order.push_back(la.items[k].name);
   r.order_search = la.search.method;

@@ -345,6 +345,7 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
   const double tile_chain = loop.overlap_resident ? chain_per_tile * inter : chain_per_tile;
   const double steady = std::max({fixed, chain_per_tile, (tile_chain + copy_wait) / inter});
   out.mma_exposed = chain_per_tile > fixed ? 0.0 : exposed;
+  out.serial_mma = loop.serial_mma;
   // What sets the steady state: the chain when it is longer than the rest, else the busiest
   // pipeline or the memory path (its latency floor or its transfer), whichever of those two
   // binds; the MMA the next load does not overlap adds to either and names neither.

@@ -22,7 +22,7 @@ nlohmann::json per_resource(const std::array<double, kResourceCount>& v) {
 
 nlohmann::json loops_json(const Prediction& p) {
   nlohmann::json arr = nlohmann::json::array();
-  for (const auto& l : p.loops)
+  for (const auto& l : p.loops) {
     arr.push_back({{"loop", l.loop}, {"iterations", l.iterations}, {"depth", l.depth},
                    {"prologue_us", r6(l.prologue_us)}, {"steady_us", r6(l.steady_us)},
                    {"epilogue_us", r6(l.epilogue_us)}, {"total_us", r6(l.total_us)},
@@ -33,6 +33,8 @@ nlohmann::json loops_json(const Prediction& p) {
                    {"steady_bottleneck", resource_key(l.steady_bottleneck)}, {"tc_us", r6(l.tc_us)},
                    {"sfu_us", r6(l.sfu_us)}, {"cuda_us", r6(l.cuda_us)}, {"sfu_hidden", r6(l.sfu_hidden)},
                    {"cuda_hidden", r6(l.cuda_hidden)}});
+    if (l.serial_mma) arr.back()["serial_mma"] = true;  // absent when false, as in the plan format
+  }
   return arr;
 }
 

@@ -54,6 +54,7 @@ struct LoopAnalysis {
   double chain = 0;
   double latency_floor = 0;
   double mma_exposed = 0;      // of the steady iteration: MMA the next stage's load does not overlap
+  bool serial_mma = false;     // the compiler waits for each wgmma (plan::Loop::serial_mma)
   double first_load_latency = 0;
   double first_loads = 0;
   double prefetch_fill = 0;    // of the prologue: the prefetched stages filling shared memory

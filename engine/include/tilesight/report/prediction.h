@@ -39,6 +39,7 @@ struct LoopReport {
   double chain_us = 0;          // in-order dependency chain per iteration
   double latency_floor_us = 0;  // memory latency / loads in flight
   double mma_exposed_us = 0;    // of the steady iteration: MMA the next stage's load does not overlap
+  bool serial_mma = false;      // the compiler serialises the loop's wgmma (plan::Loop::serial_mma)
   std::string limited_by;       // "throughput", "dependency chain" or "memory latency"
   std::vector<std::string> best_order;  // action names, eq. 5
   std::string order_search;             // how the order was found
