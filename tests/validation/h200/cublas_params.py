@@ -12,8 +12,10 @@ nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT is in the transposed frame:
   warps 12 (three warp groups, one a TMA producer), persistent: true
 A splitK kernel runs with a reduction kernel; its split count is not in the name, so it is
 taken from the persistent grid: blocks launched / output tiles (at least 2).
-Runs anywhere (no GPU): python3 tests/validation/h200/cublas_params.py
+Runs anywhere (no GPU): python3 tests/validation/h200/cublas_params.py [--linear]
+(--linear: cublas_gemm_linear.csv -> cublas_gemm_linear_params.csv, F.linear's rows, layout nt)
 """
+import argparse
 import csv
 import math
 import os
@@ -51,15 +53,21 @@ def params(row):
 
 
 def main():
-    src = os.path.join(HERE, "cublas_gemm.csv")
-    dst = os.path.join(HERE, "cublas_gemm_params.csv")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--linear", action="store_true")
+    args = ap.parse_args()
+    base = "cublas_gemm_linear" if args.linear else "cublas_gemm"
+    src = os.path.join(HERE, base + ".csv")
+    dst = os.path.join(HERE, base + "_params.csv")
     header = [l for l in open(src) if l.startswith("#")]
     rows = list(csv.DictReader(l for l in open(src) if not l.startswith("#")))
     cols = ["M", "N", "K", "dtype", "block_m", "block_n", "block_k", "stages", "warps", "persistent",
             "cluster_m", "cluster_n", "raster", "schedule", "split_k", "ms", "kernel"]
+    if args.linear:
+        cols.insert(4, "layout")
     kept = 0
     with open(dst, "w", newline="") as f:
-        f.write("# derived by tests/validation/h200/cublas_params.py from cublas_gemm.csv\n")
+        f.write(f"# derived by tests/validation/h200/cublas_params.py from {base}.csv\n")
         f.writelines(header)
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
@@ -68,6 +76,8 @@ def main():
             if p is None:
                 continue
             p["ms"] = r["ms"]
+            if args.linear:
+                p["layout"] = "nt"
             p["kernel"] = r["kernel"].split("|")[0]
             w.writerow(p)
             kept += 1

@@ -10,7 +10,11 @@ i.e. b.t() of a row-major NxK tensor, fp32 scalar scales, bf16 out).
   grid, block - from the trace's "args" of each kernel event ("x;y;z"), joined with '|'
 Remember cuBLAS's names are in the transposed (column-major) frame: see VALIDATION.md.
 
-Usage: python3 cublas_sweep.py --out DIR [--budget-s 120]
+With --linear: bf16 and fp16 through torch.nn.functional.linear(a, w), w an NxK row-major
+weight (B = w.t(), K contiguous: layout "nt"), the Linear layer's path, into
+cublas_gemm_linear.csv.
+
+Usage: python3 cublas_sweep.py --out DIR [--budget-s 120] [--linear]
 """
 import argparse
 import csv
@@ -54,8 +58,13 @@ def shapes_bf16():
     return res
 
 
-def make_fn(dtype, M, N, K):
+def make_fn(dtype, M, N, K, linear=False):
     dev = "cuda"
+    if dtype in ("bf16", "fp16") and linear:
+        dt = torch.bfloat16 if dtype == "bf16" else torch.float16
+        a = torch.randn(M, K, device=dev, dtype=dt)
+        w = torch.randn(N, K, device=dev, dtype=dt)
+        return lambda: torch.nn.functional.linear(a, w)
     if dtype in ("bf16", "fp16"):
         dt = torch.bfloat16 if dtype == "bf16" else torch.float16
         a = torch.randn(M, K, device=dev, dtype=dt)
@@ -106,6 +115,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
     ap.add_argument("--budget-s", type=float, default=120.0)
+    ap.add_argument("--linear", action="store_true", help="F.linear with an NxK weight (layout nt)")
     args = ap.parse_args()
     t0 = time.time()
     from envinfo import header_lines
@@ -113,7 +123,9 @@ def main():
     jobs = [("bf16", s) for s in shapes_bf16()]
     jobs += [("fp16", s) for s in FP_SUBSET]
     jobs += [("fp8", s) for s in FP_SUBSET if all(x % 16 == 0 for x in s[1:]) and s[0] % 16 == 0]
-    path = os.path.join(args.out, "cublas_gemm.csv")
+    if args.linear:
+        jobs = [(d, s) for d, s in jobs if d != "fp8"]
+    path = os.path.join(args.out, "cublas_gemm_linear.csv" if args.linear else "cublas_gemm.csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("tests/validation/h200/cublas_sweep.py", {
             "timing": "triton.testing.do_bench(warmup=25, rep=100, return_mode='median'), "
@@ -122,6 +134,8 @@ def main():
                        "args grid/block as x;y;z; several kernels joined with '|'; kernel_us = "
                        "profiled duration of each",
             "frame": "cuBLAS names are column-major: first tile number runs along torch's N",
+            "call": ("torch.nn.functional.linear(a, w), w NxK row-major (layout nt)" if args.linear
+                     else "torch.matmul(a, b), b KxN row-major; fp8 torch._scaled_mm with b column-major"),
         }))
         w = csv.writer(f)
         w.writerow(["dtype", "M", "N", "K", "ms", "tflops", "kernel", "grid", "block",
@@ -132,7 +146,7 @@ def main():
                 print("cublas_sweep: budget reached", flush=True)
                 break
             try:
-                fn = make_fn(dtype, M, N, K)
+                fn = make_fn(dtype, M, N, K, args.linear)
                 fn()
                 torch.cuda.synchronize()
                 ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
