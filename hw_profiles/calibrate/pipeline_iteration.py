@@ -19,6 +19,8 @@ Usage: python3 pipeline_iteration.py --out DIR                  (1 and 2 CTAs pe
               resident tiles overlap)
        python3 pipeline_iteration.py --out DIR --configs 128x64x128x4,... --name NAME
               (NAME.csv: those tiles, BMxBNxBKxWARPS, at 1 and 2 CTAs per SM)
+       [--layout nt] [--dtype fp8]: B stored N x K (fp8: e4m3, always so), as
+              triton_gemm_sweep.py stores it (the serialised-wgmma tiles, Loop::serial_mma)
 """
 import argparse
 import csv
@@ -31,7 +33,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "validation", "h200")
 import torch  # noqa: E402
 import triton  # noqa: E402
 
-from triton_gemm_sweep import matmul_kernel  # noqa: E402
+from triton_gemm_sweep import matmul_kernel, operands  # noqa: E402
 
 CONFIGS = [(64, 64, 32, 4), (64, 64, 64, 4), (64, 128, 32, 4), (128, 128, 32, 4),
            (128, 128, 64, 4), (128, 128, 64, 8), (128, 256, 64, 8)]
@@ -40,11 +42,9 @@ RESIDENT_CONFIGS = [(64, 64, 32, 4), (64, 64, 64, 4), (64, 128, 32, 4), (128, 64
                     (64, 64, 32, 8), (64, 128, 32, 8)]
 
 
-def run(bm, bn, bk, st, w, r, K):
+def run(bm, bn, bk, st, w, r, K, dtype="bf16", layout="nn"):
     M, N = 12 * r * bm, 11 * bn
-    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
-    c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+    a, b, c = operands(M, N, K, dtype, layout)
     grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
 
     def fn():
@@ -63,7 +63,10 @@ def main():
     ap.add_argument("--resident", default="", help="CTAs per SM to run instead of 1,2, e.g. 3,4")
     ap.add_argument("--configs", default="", help="tiles BMxBNxBKxWARPS,... instead of the built-in list")
     ap.add_argument("--name", default="", help="CSV name (without .csv) for --configs")
+    ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp8"))
+    ap.add_argument("--layout", default="nn", choices=("nn", "nt"))
     args = ap.parse_args()
+    elem = 1 if args.dtype == "fp8" else 2
     resident = [int(x) for x in args.resident.split(",")] if args.resident else [1, 2]
     configs = ([tuple(int(v) for v in c.split("x")) for c in args.configs.split(",")] if args.configs
                else RESIDENT_CONFIGS if args.resident else CONFIGS)
@@ -72,24 +75,27 @@ def main():
     with open(path, "w", newline="") as f:
         w_ = csv.writer(f)
         w_.writerow(["block_m", "block_n", "block_k", "stages", "warps", "ctas_per_sm", "K1",
-                     "K2", "t1_us", "t2_us", "iter_us", "n_regs", "smem_bytes"])
+                     "K2", "t1_us", "t2_us", "iter_us", "n_regs", "smem_bytes"]
+                    + (["dtype", "layout"] if args.dtype != "bf16" or args.layout != "nn" else []))
         for (bm, bn, bk, w) in configs:
             for st in (2, 3, 4, 5):
-                if st * (bm + bn) * bk * 2 * max(resident) > 232448 and args.resident:
+                if st * (bm + bn) * bk * elem * max(resident) > 232448 and args.resident:
                     continue
-                if st * (bm + bn) * bk * 2 > 232448:
+                if st * (bm + bn) * bk * elem > 232448:
                     continue
                 for r in resident:
                     K1, K2 = 2048, 6144
                     try:
-                        t1, regs, smem = run(bm, bn, bk, st, w, r, K1)
-                        t2, _, _ = run(bm, bn, bk, st, w, r, K2)
+                        t1, regs, smem = run(bm, bn, bk, st, w, r, K1, args.dtype, args.layout)
+                        t2, _, _ = run(bm, bn, bk, st, w, r, K2, args.dtype, args.layout)
                     except Exception as e:  # noqa: BLE001
                         print("skip", bm, bn, bk, st, w, r, type(e).__name__, e, flush=True)
                         continue
                     it = (t2 - t1) / ((K2 - K1) // bk)
                     row = [bm, bn, bk, st, w, r, K1, K2, round(t1, 2), round(t2, 2),
                            round(it, 4), regs, smem]
+                    if args.dtype != "bf16" or args.layout != "nn":
+                        row += [args.dtype, "nt"]
                     w_.writerow(row)
                     f.flush()
                     print(*row, flush=True)

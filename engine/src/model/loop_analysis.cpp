@@ -292,12 +292,14 @@ LoopAnalysis analyze_loop(const plan::Loop& loop, std::int64_t interleave, const
       exposed = ctx.hw.pipeline_mma_exposure / std::pow(in_flight, ctx.hw.pipeline_mma_exposure_power) *
                 std::min(out.latency_floor + law.fill, per_iteration[Resource::kTC]);
     // Serialised wgmma (Loop::serial_mma): the warps reach the next stage's copies and the
-    // loop's barrier only once their MMAs are done, so the two take turns whatever the stages.
-    // Triton's fp8 128x256 tiles on 8 warps (triton_gemm_fp8_heldout.csv, 8192^3): 0.66 and
-    // 1.12 us an iteration at BLOCK_K 64 and 128 where the MMA alone takes 0.38 and 0.77. The
-    // other resident tiles' MMAs run while one tile's warps copy and wait.
-    if (loop.serial_mma && !loop.producer_warps)
-      exposed = std::min(law.fill, per_iteration[Resource::kTC]) / inter;
+    // loop's barrier only once their MMAs are done, so the stage's fill waits behind the MMA on
+    // top of what a pipelined loop exposes; another resident tile's MMAs run meanwhile.
+    // hw_profiles/calibrate/pipeline_iteration.py --layout nt / --dtype fp8 (data in L2,
+    // h200/pipeline_serial_{nn,nt,fp8}.csv): 128x256 and 64x256 on 8 warps take 0.09-0.50 us an
+    // iteration more with B stored N x K than K x N; this term reads those 54 serialised loops
+    // within 10.0% (fp8) and 10.3% (bf16) on average, against 13.2% and 14.9% with the fill in
+    // place of the pipelined exposure.
+    if (loop.serial_mma && !loop.producer_warps) exposed += std::min(law.fill, per_iteration[Resource::kTC]) / inter;
   }
 
   // Barrier waits are latency, not work: while one resident tile's warps wait at a barrier,

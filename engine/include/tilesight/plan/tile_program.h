@@ -194,9 +194,10 @@ struct Loop {
   bool loads_wait_apart = false;
   // Whether the compiler waits for each wgmma to finish before the warps go on (ptxas warning
   // C7515: its SASS puts WARPGROUP.DEPBAR 0 behind every wgmma, hw_profiles/calibrate/h200/
-  // wgmma_sass_fp8.txt; Triton's 256-wide tiles on 8 warps with B K-major, kernels::lift_gemm). The warps that issue the MMAs then issue the next stage's copies and
-  // pass the loop's barrier only after them: the MMA and the loop's round trip take turns,
-  // fully, where a pipelined loop hides most of the shorter of the two.
+  // wgmma_sass_fp8.txt; Triton's 256-wide tiles on 8 warps with B K-major, kernels::lift_gemm).
+  // The warps that issue the MMAs then issue the next stage's copies and pass the loop's barrier
+  // only after them: the stage's fill waits behind the MMA, on top of what a pipelined loop
+  // exposes (hw_profiles/calibrate/h200/pipeline_serial_*.csv).
   bool serial_mma = false;
 };
 
