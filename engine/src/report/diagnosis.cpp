@@ -69,14 +69,13 @@ std::string loop_sentence(const LoopReport& l, std::int64_t resident) {
   } else if (l.limited_by == "dependency chain") {
     s += ": the actions of one iteration wait on each other (" + format_us(l.chain_us) +
          " in order) longer than the pipelines are busy (" + format_us(l.throughput_us) + ").";
-  } else if (l.mma_exposed_us > 0.02 * l.steady_us && l.serial_mma) {
-    s += ": its busiest pipeline's work plus " + format_us(l.mma_exposed_us) +
-         " while the warps copy the next stage after their MMAs: the compiler serialises this tile's wgmma "
-         "(ptxas C7515, a 256-wide tile on 8 warps with B K-major); 4 warps, a 128-wide tile or B stored K x N keep "
-         "them asynchronous.";
   } else if (l.mma_exposed_us > 0.02 * l.steady_us) {
     s += ": its busiest pipeline's work plus " + format_us(l.mma_exposed_us) +
-         " of MMA that the next stage's load does not overlap (the same warps issue both; more stages hide more of it).";
+         (l.serial_mma ? " while the warps copy the next stage after their MMAs: the compiler serialises this tile's "
+                         "wgmma (ptxas C7515, a 256-wide tile on 8 warps with B K-major); 4 warps, a 128-wide tile "
+                         "or B stored K x N keep them asynchronous."
+                       : " of MMA that the next stage's load does not overlap (the same warps issue both; more stages "
+                         "hide more of it).");
   } else {
     s += ", the sum of work on its busiest pipeline.";
   }
