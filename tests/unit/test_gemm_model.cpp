@@ -9,6 +9,7 @@
 #include "tilesight/kernels/gemm.h"
 #include "tilesight/model/evaluate.h"
 #include "tilesight/model/loop_analysis.h"
+#include "tilesight/model/occupancy.h"
 #include "tilesight/model/resource_vector.h"
 #include "tilesight/plan/plan_json.h"
 #include "gemm_test_spec.h"
@@ -206,6 +207,25 @@ TEST_CASE("a compiler-pipelined K loop pays the measured round trip per stage pl
   const auto two = model::analyze_loop(prog3.loops[0], 2, ctx3);
   CHECK(two.latency_floor == Approx(164.63e-9).epsilon(1e-3));
   CHECK(two.envelope.steady == Approx(206.0e-9).epsilon(1e-3));
+}
+
+TEST_CASE("an estimated register count just past an occupancy boundary lands on it", "[gemm][model]") {
+  auto p = gemm(2048, 2048, 2048);
+  // 64x64x32 on 4 warps: 1.203 x 32 + 0.278 x 16 + 0.386 x 16 + 18.1 = 67.22 -> 67, three past
+  // 64, the most that still fits 8 blocks (65536 / (8 x 4 warps) = 2048 a warp, 64 a thread):
+  // 64 (Triton records 60, 8 blocks).
+  p.block_m = 64, p.block_n = 64, p.block_k = 32, p.stages = 2, p.warps = 4;
+  CHECK(kernels::gemm_registers_per_thread(p) == 64);
+  const auto occupancy = model::compute_occupancy(kernels::lift_gemm(p).resources, h200_like());
+  REQUIRE(occupancy.ok());
+  CHECK(occupancy->by_registers == 8);
+  // 64x128x64 on 4 warps: 76.99 + 8.90 + 24.70 + 18.1 = 128.69 -> 129, one past 4 blocks' 128.
+  p.block_n = 128, p.block_k = 64;
+  CHECK(kernels::gemm_registers_per_thread(p) == 128);
+  // 128x64x64 on 8 warps: 38.50 + 8.90 + 6.18 + 18.1 = 71.67 -> 72, eight past 4 blocks' 64 and
+  // under 3 blocks' 80: it stays (Triton records 64 there; the rule misses it).
+  p.block_m = 128, p.block_n = 64, p.warps = 8;
+  CHECK(kernels::gemm_registers_per_thread(p) == 72);
 }
 
 TEST_CASE("the compiler's reported registers decide occupancy", "[gemm][model]") {
