@@ -32,6 +32,8 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
               launches, mostly 2 stages, on 8192^3, 4096x14336x4096 and 4096x28672x8192)
        python3 cta_skew.py --gaps h200/cta_skew_big.csv.gz   (no GPU needed): per group-1 launch,
               how far apart the tiles sharing a column of B start, in iterations
+       python3 cta_skew.py --widths h200/cta_skew_coherence.csv.gz   (no GPU needed): per
+              multi-wave launch, the p10-p90 spread of each wave's start times, wave after wave
 
 --fit derives the profile's `tile_rate_sd`: for each one-wave case, the relative standard
 deviation of the first wave's tile times on the SMs holding the most tiles (an SM with fewer tiles gives
@@ -292,11 +294,52 @@ def gaps(path):
               f"iterations apart (median; 75th percentile {p75:.1f}), {len(reps)} launches")
 
 
+def widths(path):
+    """Per multi-wave launch (first repeat): how far apart the tiles of each wave start, wave after
+    wave. The launch's slots are the tiles that start before the first one ends; wave g is launch
+    positions g x slots to (g + 1) x slots - 1, and its width the 10th to 90th percentile of their
+    start times, in iterations of the median tile. The cache model's start spread (engine/src/
+    cache/stream_walker.cpp, wave_width) grows with the waves through each tile's own speed; the
+    measured widths stay within a few iterations for 2-stage loops with one tile an SM and grow
+    for the others (docs/cache-model.md)."""
+    import collections
+    import gzip
+    import statistics
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    runs = collections.defaultdict(dict)
+    for r in rows:
+        key = tuple(int(r[k]) for k in ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps", "rep"))
+        runs[key][int(r["pid"])] = (int(r["t_start_ns"]), int(r["t_end_ns"]))
+    for key, tiles in sorted(runs.items()):
+        m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+        if rep != 0:
+            continue
+        times = [e - s for s, e in tiles.values()]
+        iteration = statistics.median(times) / -(-k // bk)
+        first_end = min(e for _, e in tiles.values())
+        slots = sum(1 for s, _ in tiles.values() if s < first_end)
+        waves = len(tiles) // slots
+        if waves < 3:
+            continue
+        out = []
+        for g in (1, 2, 4, 8, 16, 32, 64):
+            if g >= waves:
+                break
+            starts = sorted(tiles[p][0] for p in range(g * slots, (g + 1) * slots) if p in tiles)
+            out.append(f"{g}: {(starts[int(0.9 * len(starts))] - starts[int(0.1 * len(starts))]) / iteration:.1f}")
+        print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}: {slots} slots "
+              f"({slots / 132:.0f} an SM), {waves} waves, tile time sd "
+              f"{100 * statistics.pstdev(times) / statistics.median(times):.1f}%; wave width (p10-p90, "
+              f"iterations) by wave: {', '.join(out)}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     ap.add_argument("--fit")
     ap.add_argument("--gaps", help="a multi-wave CSV (cta_skew_big.csv.gz): start gaps of tiles sharing B")
+    ap.add_argument("--widths", help="a multi-wave CSV: how far apart each wave's tiles start, wave after wave")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence"], default="corpus")
     args = ap.parse_args()
@@ -305,6 +348,9 @@ def main():
         return
     if args.gaps:
         gaps(args.gaps)
+        return
+    if args.widths:
+        widths(args.widths)
         return
     from envinfo import header_lines
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)

@@ -86,7 +86,9 @@ Scores score(std::initializer_list<const char*> files) {
 
 TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cache][validation]") {
   // 1160 Triton GEMM launches under ncu (cold L2), 828 of them clean. Regression bounds, not
-  // goals: the model stands at 4.73 pp MAE and 0.10% median DRAM-read error (4.91 pp before the
+  // goals: the model stands at 4.47 pp MAE and 0.10% median DRAM-read error (4.64 pp while
+  // 2-stage loops with one tile an SM had speeds of their own, cta_skew.py --widths; 4.73 pp
+  // before an estimated register count snapped to an occupancy boundary; 4.91 pp before the
   // measured windows of the request coalescer, l2.hit_merge_ns and a miss's DRAM latency under
   // load, lrc_window.py; 4.92 pp before a first wave's start spread fell to the measured 0.1
   // iteration, kFirstWaveSpread; 4.89 pp
@@ -100,7 +102,7 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
   const Scores s = score({"l2_hit_sweep.csv", "l2_hit_corpus.csv"});
   INFO(s.rows << " rows: MAE " << s.mae << " pp, median DRAM error " << s.median_dram_error);
   CHECK(s.rows > 800);
-  CHECK(s.mae < 5.7);
+  CHECK(s.mae < 5.5);
   CHECK(s.median_dram_error < 0.03);
 }
 
@@ -108,7 +110,8 @@ TEST_CASE("L2 hit rate and DRAM reads on shapes outside the ncu corpus", "[cache
   // l2_hit_calib.csv (ncu_l2.py --set calib, 2026-11-30): 372 launches on six shapes that are
   // not the corpus's, eight tiles each at 2-5 stages and group_m 1 and 8, measured after the
   // model of this test's first version was fixed; it chose SdcmOptions::lockstep_iterations.
-  // The model stands at 5.54 pp MAE (bias +1.9; 5.73 before the coalescer's measured windows,
+  // The model stands at 5.53 pp MAE (bias +2.0; 5.54 before an estimated register count snapped
+  // to an occupancy boundary; 5.73 before the coalescer's measured windows,
   // with which this set chose the spread again; 5.84 before a first wave's measured start
   // spread; bias +2.2, and the same MAE, before reads of present blocks merged
   // within the hit window, bias +3.0, the spread chosen again with them; 7.03 before that

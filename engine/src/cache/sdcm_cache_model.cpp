@@ -111,6 +111,7 @@ struct LoopPace {
   double iteration_s = 0;  // the longer of the tensor-core work and the loads, all resident tiles
   double load_s = 0;       // the loads of an iteration of all resident tiles at the SM's path
   double ahead = 1;        // stages - 1: iterations a load is issued before its use
+  double resident = 1;     // tiles an SM runs at once
 };
 
 LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const std::vector<AccessPlan>& plans,
@@ -135,6 +136,7 @@ LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
   const double load_s = per_sm > 0 ? load_bytes / per_sm : 0;
   pace.iteration_s = resident * std::max(tc_s, load_s) / std::max(1.0, steps);
   pace.load_s = resident * load_s / std::max(1.0, steps);
+  pace.resident = resident;
   return pace;
 }
 
@@ -191,8 +193,16 @@ double derived_hit_window(const LoopPace& pace, const hw::HardwareSpec& hw) {
 // lengthens the iteration of the tile ahead, the per_iteration walk). cta_skew.py: 2048 x 2048
 // x 8192-32768, 64 x 128 x 32 tiles, one wave: tile times vary by 2.5% at 2 stages, 4.0% at
 // 3 (queued share 0.45), 7.0% at 4 and 5 (0.63).
+// Nor does a 2-stage loop that has its SM to itself: nothing else queues on its path, and each
+// iteration waits its round trip, so a tile that falls behind finds its partners' blocks in L2
+// and catches up. The start times of such launches stay within 1-8 iterations (p10-p90) of
+// each other wave after wave (cta_skew.py --widths over h200/cta_skew_big.csv.gz and
+// cta_skew_coherence.csv.gz: 64 x 256 x 128 and 128 x 256 x 128 tiles, 13-31 waves), where
+// the queued share gave them 3.6-4.7% a tile and a spread of 60-120 iterations by the 8th
+// wave; with two or more tiles an SM, or 3-5 stages, the measured spread does grow.
 double derived_rate_sd(const LoopPace& pace, const hw::HardwareSpec& hw) {
   if (hw.tile_rate_sd <= 0 || pace.load_s <= 0 || pace.iteration_s <= 0) return 0;
+  if (pace.ahead <= 1 && pace.resident <= 1) return 0;
   const double transit_ns = hw.pipeline_round_trip_ns > 0 ? hw.pipeline_round_trip_ns + hw.dram_queue_ns : hw.dram_latency_ns;
   const double queued = std::max(0.0, 1.0 - transit_ns * 1e-9 / (pace.ahead * pace.load_s));
   return hw.tile_rate_sd * queued * pace.load_s / pace.iteration_s;
