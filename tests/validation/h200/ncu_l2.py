@@ -14,6 +14,8 @@
   python3 ncu_l2.py --set calib      a calibration set outside the corpus: CALIB_SHAPES (none
                                      of them a corpus shape) x CALIB_TILES, each tile at
                                      2-5 stages and group_m 1 and 8 -> DIR/l2_hit_calib.csv
+  python3 ncu_l2.py --set heldout    the corpus's 58 configs on HELDOUT_SHAPES, three many-wave
+                                     shapes in no other set -> DIR/l2_hit_heldout.csv
   python3 ncu_l2.py --set repeat     50 clean corpus configs (REPEAT_CONFIGS), each profiled
                                      once in each of three ncu processes -> DIR/l2_hit_repeat.csv
                                      (the run-to-run noise of the hit rate; l2_repeat.py reads it)
@@ -84,6 +86,12 @@ CALIB_SHAPES = [(6144, 6144, 6144), (3072, 3072, 12288), (2048, 6144, 4096),
                 (256, 8192, 4096), (8192, 256, 8192), (512, 512, 16384)]
 CALIB_TILES = [(64, 64, 32, 4), (64, 128, 32, 4), (128, 64, 64, 4), (128, 128, 64, 4),
                (128, 128, 32, 8), (64, 256, 64, 4), (256, 64, 64, 4), (128, 256, 64, 8)]
+
+# "heldout" set (2026-12-02): three many-wave shapes in no corpus or set before it, the Triton
+# corpus's 58 configs on each (sample_configs(58)), measured after the model of that day was
+# fixed: a check of the cache model on shapes no rule saw. triton_gemm_sweep.py --shapes
+# times the same configs (triton_gemm_heldout3.csv).
+HELDOUT_SHAPES = [(4096, 8192, 16384), (12288, 12288, 4096), (3072, 20480, 6144)]
 
 
 # "repeat" set: how far ncu's hit rate of one config moves from launch to launch and from
@@ -164,6 +172,8 @@ def set_shapes(name):
         return SWEEP_SHAPES
     if name == "calib":
         return CALIB_SHAPES
+    if name == "heldout":
+        return HELDOUT_SHAPES
     from triton_gemm_sweep import SHAPES
     return [s for s in SHAPES if s not in SWEEP_SHAPES]  # "corpus": the other corpus shapes
 
@@ -355,7 +365,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
     ap.add_argument("--out", default=HERE)
-    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat"])
+    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat", "heldout"])
     ap.add_argument("--group", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300, help="per ncu invocation, s")
     ap.add_argument("--budget-s", type=float, default=600, help="no new group after this")
