@@ -261,20 +261,28 @@ def fit(path, profile):
     print(f"tile_rate_sd = {num / den:.4f}")
 
 
-def gaps(path):
-    """Per group-1 launch of a multi-wave set: how far apart in time the tiles that share a
-    column of B start (launch positions N / BLOCK_N apart), in iterations of the median tile,
-    beside the tiles' own spread of times. The cache model's wave width makes those gaps grow
-    with the waves (docs/cache-model.md)."""
+def read_launches(path):
+    """The launches of a cta_skew CSV: {(M, N, K, block_m, block_n, block_k, group_m, stages,
+    warps, rep): {pid: (t_start_ns, t_end_ns)}}."""
     import collections
     import gzip
-    import statistics
     with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
     runs = collections.defaultdict(dict)
     for r in rows:
         key = tuple(int(r[k]) for k in ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps", "rep"))
         runs[key][int(r["pid"])] = (int(r["t_start_ns"]), int(r["t_end_ns"]))
+    return runs
+
+
+def gaps(path):
+    """Per group-1 launch of a multi-wave set: how far apart in time the tiles that share a
+    column of B start (launch positions N / BLOCK_N apart), in iterations of the median tile,
+    beside the tiles' own spread of times. The cache model's wave width makes those gaps grow
+    with the waves (docs/cache-model.md)."""
+    import collections
+    import statistics
+    runs = read_launches(path)
     per_config = collections.defaultdict(list)
     for key, tiles in sorted(runs.items()):
         m, n, k, bm, bn, bk, group_m = key[:7]
@@ -302,15 +310,8 @@ def widths(path):
     cache/stream_walker.cpp, wave_width) grows with the waves through each tile's own speed; the
     measured widths stay within a few iterations for 2-stage loops with one tile an SM and grow
     for the others (docs/cache-model.md)."""
-    import collections
-    import gzip
     import statistics
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
-    runs = collections.defaultdict(dict)
-    for r in rows:
-        key = tuple(int(r[k]) for k in ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps", "rep"))
-        runs[key][int(r["pid"])] = (int(r["t_start_ns"]), int(r["t_end_ns"]))
+    runs = read_launches(path)
     for key, tiles in sorted(runs.items()):
         m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
         if rep != 0:

@@ -86,6 +86,15 @@ Scores score(std::initializer_list<const char*> files) {
           .median_dram_error = dram_err[dram_err.size() / 2]};
 }
 
+// Scores the rows of `files` and holds them to regression bounds.
+void check(std::initializer_list<const char*> files, std::size_t min_rows, double max_mae, double max_dram_error) {
+  const Scores s = score(files);
+  INFO(s.rows << " rows: MAE " << s.mae << " pp, median DRAM error " << s.median_dram_error);
+  CHECK(s.rows > min_rows);
+  CHECK(s.mae < max_mae);
+  CHECK(s.median_dram_error < max_dram_error);
+}
+
 }  // namespace
 
 TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cache][validation]") {
@@ -103,11 +112,7 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
   // the measured SM-to-partition map, sm_partition.cu; 6.71 pp before the wrapped copies'
   // lookups, ncu_wrapped.csv; 7.07 pp before the tiles' own speeds, tile_rate_sd;
   // tests/validation/h200/l2_residuals.py).
-  const Scores s = score({"l2_hit_sweep.csv", "l2_hit_corpus.csv"});
-  INFO(s.rows << " rows: MAE " << s.mae << " pp, median DRAM error " << s.median_dram_error);
-  CHECK(s.rows > 800);
-  CHECK(s.mae < 5.5);
-  CHECK(s.median_dram_error < 0.03);
+  check({"l2_hit_sweep.csv", "l2_hit_corpus.csv"}, 800, 5.5, 0.03);
 }
 
 TEST_CASE("L2 hit rate and DRAM reads on shapes outside the ncu corpus", "[cache][validation]") {
@@ -122,11 +127,7 @@ TEST_CASE("L2 hit rate and DRAM reads on shapes outside the ncu corpus", "[cache
   // window; 7.26 before followers of a fill in flight were looked up with odds 1 in 4, bias
   // +3.6 -> +0.5; 7.59 before the measured SM-to-partition map, docs/cache-model.md) and 0.1%
   // median DRAM-read error.
-  const Scores s = score({"l2_hit_calib.csv"});
-  INFO(s.rows << " rows: MAE " << s.mae << " pp, median DRAM error " << s.median_dram_error);
-  CHECK(s.rows > 350);
-  CHECK(s.mae < 6.5);
-  CHECK(s.median_dram_error < 0.03);
+  check({"l2_hit_calib.csv"}, 350, 6.5, 0.03);
 }
 
 TEST_CASE("L2 hit rate and DRAM reads on many-wave shapes measured after the model", "[cache][validation]") {
@@ -135,9 +136,5 @@ TEST_CASE("L2 hit rate and DRAM reads on many-wave shapes measured after the mod
   // measured after the model of that day was fixed. The model stands at 5.18 pp MAE (5.70 while
   // 2-stage loops with one tile an SM had speeds of their own, 5.82 with the day's starting model,
   // 54150ab, whose register estimate put some tiles on the wrong side of an occupancy boundary).
-  const Scores s = score({"l2_hit_heldout.csv"});
-  INFO(s.rows << " rows: MAE " << s.mae << " pp, median DRAM error " << s.median_dram_error);
-  CHECK(s.rows > 130);
-  CHECK(s.mae < 6.2);
-  CHECK(s.median_dram_error < 0.1);
+  check({"l2_hit_heldout.csv"}, 130, 6.2, 0.1);
 }
