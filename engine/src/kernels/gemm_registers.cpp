@@ -78,6 +78,7 @@ constexpr std::int64_t kRegisterFile = 65536;
 constexpr std::int64_t kWarpAllocationUnit = 256;
 constexpr std::int64_t kOccupancySnap = 6;
 std::int64_t snap_to_occupancy(std::int64_t registers, std::int64_t warps) {
+  if (warps <= 0) return registers;
   for (std::int64_t blocks = 1; blocks * warps <= kRegisterFile / kWarpAllocationUnit; ++blocks) {
     const std::int64_t per_warp = kRegisterFile / (blocks * warps) / kWarpAllocationUnit * kWarpAllocationUnit;
     const std::int64_t boundary = std::min(kMaxRegisters, per_warp / 32);
