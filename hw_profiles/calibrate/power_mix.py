@@ -15,6 +15,10 @@ the same protocol, a probe kernel after each call reading the clock the kernel l
 against the corpus's kernels (not used to fit anything).
 Part `libdur` (--parts libdur --csv power_mix_lib.csv): the probe after shorter cuBLAS GEMMs and
 SDPA rows, causal ones too: the clock against a library kernel's length.
+Part `triton` (--parts triton --csv power_mix_triton.csv): the probe after long Triton GEMMs of
+the corpus's kernel (tests/validation/h200/triton_gemm_sweep.py) that the model calls bound by
+DRAM, by the SM's path from L2 and by the tensor cores, and after plain copies from DRAM and
+within L2: whether kernels that keep the memory system busy also run at a power-limited clock.
 Part `probecheck` (--parts probecheck --csv power_mix_probe.csv): whether the probe sees the
 clock a kernel ran at. The synthetic loads (mma, mma_ex2_16, ex2) at 0.3-3 ms under do_bench's
 protocol, each followed by the probe: rows `NAME_in` give the load's own clock (block 0), rows
@@ -287,6 +291,45 @@ def part_libdur(lib, nvml, w):
     run_lib(lib, nvml, w, cases)
 
 
+# Part `triton`: long corpus-kernel GEMMs and plain copies (none of it fits anything by itself).
+TRITON_CASES = [  # M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, stages, warps
+    (8192, 8192, 8192, 128, 64, 128, 8, 2, 4), (4096, 4096, 14336, 128, 64, 128, 8, 2, 4),
+    (4096, 4096, 4096, 128, 64, 128, 8, 2, 4), (4096, 28672, 8192, 64, 128, 32, 1, 3, 4),
+    (8192, 8192, 28672, 64, 64, 32, 1, 5, 8), (8192, 8192, 8192, 128, 256, 64, 8, 3, 8),
+    (8192, 8192, 8192, 128, 128, 32, 8, 4, 8), (4096, 4096, 4096, 128, 256, 64, 8, 3, 8),
+]
+
+
+def triton_case(cfg):
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "validation", "h200"))
+    import triton
+    from triton_gemm_sweep import matmul_kernel, operands
+    M, N, K, bm, bn, bk, g, st, wp = cfg
+    a, b, c = operands(M, N, K, "bf16")
+    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+
+    def call():
+        matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                            c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=g, num_stages=st, num_warps=wp)
+    return ("triton_" + "x".join(str(v) for v in cfg[:3]) + "_" + "x".join(str(v) for v in cfg[3:6]) +
+            f"_g{g}_s{st}_w{wp}", call)
+
+
+def copy_case(mib, repeats):
+    x = torch.empty(mib * 2**20, dtype=torch.int8, device="cuda")
+    y = torch.empty_like(x)
+
+    def call():
+        for _ in range(repeats):
+            y.copy_(x)
+    return (f"copy_{mib}MiB_x{repeats}", call)
+
+
+def part_triton(lib, nvml, w):
+    run_lib(lib, nvml, w, [triton_case(c) for c in TRITON_CASES] +
+            [copy_case(2048, 1), copy_case(16, 200), ("flush_only", lambda: None)])
+
+
 def run_lib(lib, nvml, w, cases):
     flush = torch.empty(256 * 2**20, dtype=torch.int8, device="cuda")
     for name, call in cases:
@@ -348,6 +391,7 @@ def main():
             t = time.time()
             {"load": lambda: part_load(lib, nvml, sms, w), "duty": lambda: part_duty(lib, nvml, sms, w),
              "lib": lambda: part_lib(lib, nvml, w), "libdur": lambda: part_libdur(lib, nvml, w),
+             "triton": lambda: part_triton(lib, nvml, w),
              "probecheck": lambda: part_probecheck(lib, nvml, sms, w)}[part]()
             f.flush()
             print(f"part {part}: {time.time() - t:.1f} s", flush=True)
