@@ -53,3 +53,19 @@ TEST_CASE("decompose_waves: bad inputs give an empty decomposition", "[model]") 
     CHECK(w.waves() == 0);
   }
 }
+
+TEST_CASE("decompose_waves: the SMs a tail's bandwidth is split over", "[model]") {
+  // One partial wave of 172 blocks, 2 resident: 132 SMs hold one, 40 of them a second. The
+  // device's bandwidth goes to the 172 blocks, so the busiest SM (2 blocks) gets 2/172 of it:
+  // as if 172 / 2 = 86 SMs each held 2.
+  const auto one_wave = decompose_waves(172, 132, 2);
+  CHECK(one_wave.tail_active_sms == 132);
+  CHECK(one_wave.tail_resident == 2);
+  CHECK(one_wave.tail_bandwidth_sms() == Approx(86.0));
+  // One block an SM: the SMs it is active on.
+  CHECK(decompose_waves(100, 132, 2).tail_bandwidth_sms() == Approx(100.0));
+  // A tail behind full waves (1000 = 3 x 264 + 208): the SMs it is active on, 132.
+  CHECK(decompose_waves(1000, 132, 2).tail_bandwidth_sms() == Approx(132.0));
+  // No tail: nothing to split.
+  CHECK(decompose_waves(528, 132, 2).tail_bandwidth_sms() == Approx(0.0));
+}

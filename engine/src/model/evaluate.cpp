@@ -75,8 +75,7 @@ WavePlan run_waves(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
   if (w.waves.full_waves > 0)
     w.full = evaluate_wave(p, hw, traffic, hw.sm_count, resident, clock, max_orders);
   if (w.waves.tail_blocks > 0)
-    w.tail = evaluate_wave(p, hw, traffic, static_cast<double>(w.waves.tail_active_sms),
-                           w.waves.tail_resident, clock, max_orders);
+    w.tail = evaluate_wave(p, hw, traffic, w.waves.tail_bandwidth_sms(), w.waves.tail_resident, clock, max_orders);
   return w;
 }
 
@@ -158,8 +157,10 @@ report::LoopReport loop_report(const LoopAnalysis& la) {
   return r;
 }
 
-report::WaveReport wave_report(const char* kind, std::int64_t count, const WaveTime& w) {
-  return {.kind = kind, .count = count, .active_sms = static_cast<std::int64_t>(w.active_sms),
+// active_sms: the SMs holding a block (a tail's WaveTime::active_sms is what its bandwidth is
+// split over, WaveDecomposition::tail_bandwidth_sms).
+report::WaveReport wave_report(const char* kind, std::int64_t count, std::int64_t active_sms, const WaveTime& w) {
+  return {.kind = kind, .count = count, .active_sms = active_sms,
           .resident = w.resident, .time_us = w.total() * kUs, .prologue_us = w.prologue * kUs,
           .steady_us = w.steady * kUs, .epilogue_us = w.epilogue * kUs};
 }
@@ -271,8 +272,10 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
   pred.prologue_us = (parts.prologue + flush_wait) * kUs;
   pred.steady_us = parts.steady * kUs;
   pred.epilogue_us = parts.epilogue * kUs;
-  if (waves.waves.full_waves > 0) pred.wave_reports.push_back(wave_report("full", waves.waves.full_waves, waves.full));
-  if (waves.waves.tail_blocks > 0) pred.wave_reports.push_back(wave_report("tail", 1, waves.tail));
+  if (waves.waves.full_waves > 0)
+    pred.wave_reports.push_back(wave_report("full", waves.waves.full_waves, static_cast<std::int64_t>(hw.sm_count), waves.full));
+  if (waves.waves.tail_blocks > 0)
+    pred.wave_reports.push_back(wave_report("tail", 1, waves.waves.tail_active_sms, waves.tail));
   const WaveTime& first = waves.waves.full_waves > 0 ? waves.full : waves.tail;
   for (const auto& la : first.loops) pred.loops.push_back(loop_report(la));
 

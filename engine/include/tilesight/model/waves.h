@@ -15,6 +15,9 @@ struct WaveDecomposition {
   std::int64_t tail_resident = 0;    // blocks on the busiest SM of the tail wave
 
   std::int64_t waves() const { return full_waves + (tail_blocks > 0 ? 1 : 0); }
+  // The SMs the tail wave's share of the device's bandwidth (DRAM, L2) is split over, each
+  // holding tail_resident blocks (waves.cpp).
+  double tail_bandwidth_sms() const;
 };
 
 WaveDecomposition decompose_waves(std::int64_t blocks, std::int64_t sm_count, std::int64_t resident);
