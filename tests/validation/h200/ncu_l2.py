@@ -16,6 +16,8 @@
                                      2-5 stages and group_m 1 and 8 -> DIR/l2_hit_calib.csv
   python3 ncu_l2.py --set heldout    the corpus's 58 configs on HELDOUT_SHAPES, three many-wave
                                      shapes in no other set -> DIR/l2_hit_heldout.csv
+  python3 ncu_l2.py --set heldout4   the same on HELDOUT4_SHAPES, five LLM-like shapes
+                                     (triton_gemm_heldout4.csv) -> DIR/l2_hit_heldout4.csv
   python3 ncu_l2.py --set repeat     50 clean corpus configs (REPEAT_CONFIGS), each profiled
                                      once in each of three ncu processes -> DIR/l2_hit_repeat.csv
                                      (the run-to-run noise of the hit rate; l2_repeat.py reads it)
@@ -92,6 +94,10 @@ CALIB_TILES = [(64, 64, 32, 4), (64, 128, 32, 4), (128, 64, 64, 4), (128, 128, 6
 # fixed: a check of the cache model on shapes no rule saw. triton_gemm_sweep.py --shapes
 # times the same configs (triton_gemm_heldout3.csv).
 HELDOUT_SHAPES = [(4096, 8192, 16384), (12288, 12288, 4096), (3072, 20480, 6144)]
+# "heldout4" set (2026-12-02): the five LLM-like shapes of triton_gemm_heldout4.csv (dimensions
+# not powers of two, a partial last tile row, M = 32), no cache rule changed after.
+HELDOUT4_SHAPES = [(2048, 13824, 5120), (3584, 18944, 3584), (32, 11008, 4096), (5120, 5120, 1536),
+                   (1520, 7168, 2048)]
 
 
 # "repeat" set: how far ncu's hit rate of one config moves from launch to launch and from
@@ -174,6 +180,8 @@ def set_shapes(name):
         return CALIB_SHAPES
     if name == "heldout":
         return HELDOUT_SHAPES
+    if name == "heldout4":
+        return HELDOUT4_SHAPES
     from triton_gemm_sweep import SHAPES
     return [s for s in SHAPES if s not in SWEEP_SHAPES]  # "corpus": the other corpus shapes
 
@@ -365,7 +373,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
     ap.add_argument("--out", default=HERE)
-    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat", "heldout"])
+    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat", "heldout", "heldout4"])
     ap.add_argument("--group", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300, help="per ncu invocation, s")
     ap.add_argument("--budget-s", type=float, default=600, help="no new group after this")
