@@ -9,7 +9,7 @@
 namespace tilesight::model {
 
 struct WaveTime {
-  double active_sms = 0;
+  double active_sms = 0;  // SMs the wave's bandwidth is split over (a tail: WaveDecomposition::tail_bandwidth_sms)
   std::int64_t resident = 0;
   double head = 0;      // tile-body actions before the loops, all resident tiles
   double tail = 0;      // tile-body actions after the loops (epilogue stores)
