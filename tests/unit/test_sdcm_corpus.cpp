@@ -47,6 +47,15 @@ struct Scores {
   double mae = 0, median_dram_error = 0;
 };
 
+// The mean of the hit rates' absolute errors (pp) and the median of the DRAM reads' relative ones.
+Scores scores_of(const std::vector<double>& abs_err, std::vector<double> dram_err) {
+  if (abs_err.empty()) return {};
+  std::sort(dram_err.begin(), dram_err.end());
+  return {.rows = abs_err.size(),
+          .mae = std::accumulate(abs_err.begin(), abs_err.end(), 0.0) / static_cast<double>(abs_err.size()),
+          .median_dram_error = dram_err[dram_err.size() / 2]};
+}
+
 // The model's L2 hit rate and DRAM reads on the rows of `files` (tests/validation/h200) that it
 // sees: shapes 16-element aligned (others load narrow, README there) and no register spills
 // (local memory traffic through L2; the n_spills of triton_gemm.csv, triton_gemm_heldout3.csv and
@@ -82,16 +91,11 @@ Scores score(std::initializer_list<const char*> files) {
       dram_err.push_back(std::fabs(t.dram_read_bytes() / std::stod(r[column(h, "dram_read_bytes")]) - 1));
     }
   }
-  if (abs_err.empty()) return {};
-  std::sort(dram_err.begin(), dram_err.end());
-  return {.rows = abs_err.size(),
-          .mae = std::accumulate(abs_err.begin(), abs_err.end(), 0.0) / static_cast<double>(abs_err.size()),
-          .median_dram_error = dram_err[dram_err.size() / 2]};
+  return scores_of(abs_err, dram_err);
 }
 
-// Scores the rows of `files` and holds them to regression bounds.
-void check(std::initializer_list<const char*> files, std::size_t min_rows, double max_mae, double max_dram_error) {
-  const Scores s = score(files);
+// Holds scores to regression bounds.
+void check(const Scores& s, std::size_t min_rows, double max_mae, double max_dram_error) {
   INFO(s.rows << " rows: MAE " << s.mae << " pp, median DRAM error " << s.median_dram_error);
   CHECK(s.rows > min_rows);
   CHECK(s.mae < max_mae);
@@ -115,7 +119,7 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
   // the measured SM-to-partition map, sm_partition.cu; 6.71 pp before the wrapped copies'
   // lookups, ncu_wrapped.csv; 7.07 pp before the tiles' own speeds, tile_rate_sd;
   // tests/validation/h200/l2_residuals.py).
-  check({"l2_hit_sweep.csv", "l2_hit_corpus.csv"}, 800, 5.5, 0.03);
+  check(score({"l2_hit_sweep.csv", "l2_hit_corpus.csv"}), 800, 5.5, 0.03);
 }
 
 TEST_CASE("L2 hit rate and DRAM reads on shapes outside the ncu corpus", "[cache][validation]") {
@@ -130,7 +134,7 @@ TEST_CASE("L2 hit rate and DRAM reads on shapes outside the ncu corpus", "[cache
   // window; 7.26 before followers of a fill in flight were looked up with odds 1 in 4, bias
   // +3.6 -> +0.5; 7.59 before the measured SM-to-partition map, docs/cache-model.md) and 0.1%
   // median DRAM-read error.
-  check({"l2_hit_calib.csv"}, 350, 6.5, 0.03);
+  check(score({"l2_hit_calib.csv"}), 350, 6.5, 0.03);
 }
 
 TEST_CASE("L2 hit rate and DRAM reads on many-wave shapes measured after the model", "[cache][validation]") {
@@ -139,7 +143,7 @@ TEST_CASE("L2 hit rate and DRAM reads on many-wave shapes measured after the mod
   // measured after the model of that day was fixed. The model stands at 5.18 pp MAE (5.70 while
   // 2-stage loops with one tile an SM had speeds of their own, 5.82 with the day's starting model,
   // 54150ab, whose register estimate put some tiles on the wrong side of an occupancy boundary).
-  check({"l2_hit_heldout.csv"}, 130, 6.2, 0.1);
+  check(score({"l2_hit_heldout.csv"}), 130, 6.2, 0.1);
 }
 
 TEST_CASE("L2 hit rate and DRAM reads on LLM-like shapes measured after the model", "[cache][validation]") {
@@ -149,7 +153,7 @@ TEST_CASE("L2 hit rate and DRAM reads on LLM-like shapes measured after the mode
   // main 88cc2c0, which nothing changed after: 4.81 pp MAE on its 230 clean rows (bias -2.4),
   // median DRAM-read error 6.3%; worst, group-1 2-stage loops of wide tiles in many waves read
   // 12-27 pp too few hits (3584 x 18944 x 3584 64 x 256 x 64: 33.7% against 60.3%).
-  check({"l2_hit_heldout4.csv"}, 220, 5.8, 0.1);
+  check(score({"l2_hit_heldout4.csv"}), 220, 5.8, 0.1);
 }
 
 namespace {
@@ -190,11 +194,7 @@ Scores score_cublas() {
     abs_err.push_back(std::fabs(100 * p->l2_hit_rate - std::stod(cell("l2_hit_pct"))));
     dram_err.push_back(std::fabs(p->dram_read_bytes / std::stod(cell("dram_read_bytes")) - 1));
   }
-  if (abs_err.empty()) return {};
-  std::sort(dram_err.begin(), dram_err.end());
-  return {.rows = abs_err.size(),
-          .mae = std::accumulate(abs_err.begin(), abs_err.end(), 0.0) / static_cast<double>(abs_err.size()),
-          .median_dram_error = dram_err[dram_err.size() / 2]};
+  return scores_of(abs_err, dram_err);
 }
 
 }  // namespace
@@ -207,9 +207,5 @@ TEST_CASE("L2 hit rate and DRAM reads of cuBLAS's persistent clustered kernels",
   // model walks a plain raster; the DRAM reads say cuBLAS walks swizzled groups of about 4-8),
   // and clustered one-wave kernels a few points too many (a multicast's copies are looked up;
   // docs/cache-model.md, "cuBLAS's kernels").
-  const Scores s = score_cublas();
-  INFO(s.rows << " rows: MAE " << s.mae << " pp, median DRAM error " << s.median_dram_error);
-  CHECK(s.rows >= 140);
-  CHECK(s.mae < 7.3);
-  CHECK(s.median_dram_error < 0.03);
+  check(score_cublas(), 140, 7.3, 0.03);
 }
