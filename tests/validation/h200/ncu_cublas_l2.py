@@ -112,7 +112,7 @@ def run(args):
     path = os.path.join(args.out, "l2_hit_cublas.csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("tests/validation/h200/ncu_cublas_l2.py", {
-            "ncu": " ".join(cmd[:9]) + " --metrics " + ",".join(METRICS),
+            "ncu": " ".join(cmd[:10]) + " --metrics " + ",".join(METRICS),
             "cases": "cublas_gemm.csv then cublas_gemm_linear.csv, one cold call each (ncu flushes caches)",
         }))
         w = csv.writer(f)
