@@ -32,6 +32,14 @@ Anywhere:
     and the model's (docs/cache-model.md, "Where the tiles of a one-wave grid are")
 Measured 2026-12-01: h200/skinny_phases.csv.gz, h200/skinny_lrc.csv (raw: skinny_lrc_raw.csv.gz;
 an earlier ncu run of the first 15 configs: skinny_lrc_run1_raw.csv.gz).
+  python3 hw_profiles/calibrate/skinny_phases.py --set stages --out DIR
+    the same two measurements on one-wave 2048 x 2048 grids at 2-5 stages (and two more)
+    -> DIR/stages_phases.csv, DIR/stages_lrc.csv (~45 s)
+  python3 hw_profiles/calibrate/skinny_phases.py --pairs h200/stages_phases.csv.gz
+    per launch: how far apart the tiles that read one block of A (a row of C's tiles) and of B
+    (a column) are after each quarter, and at K/2 by where they ran (same SM, same GPC: the
+    request coalescer's merge domains of h200/lrc_domain.csv, another GPC)
+Measured 2026-12-02: h200/stages_phases.csv.gz, h200/stages_lrc.csv (raw: stages_lrc_raw.csv.gz).
 
 CSV (phases): M, N, K, block_m, block_n, block_k, group_m, stages, warps, rep, pid, smid,
               t_start_ns, t_q1_ns, t_q2_ns, t_q3_ns, t_end_ns (after the launch's earliest start)
@@ -40,6 +48,7 @@ CSV (lrc):    M, N, K, block_m, block_n, block_k, group_m, stages, warps, xbar2g
               dram_read_bytes, duration_ns, requested_sectors (A and B tiles, bf16)
 """
 import argparse
+import collections
 import csv
 import gzip
 import io
@@ -75,6 +84,19 @@ CONFIGS = [
     (64, 4096, 8192, 128, 64, 32, 1, 2, 4),     # 42.2, 50.5
     (1024, 1024, 1024, 64, 128, 64, 8, 5, 8),   # 61.8, 77.3
 ]
+# --set stages: one-wave and few-wave grids of the corpus kernel at 2-5 stages, where the request
+# coalescer merges 0.26-0.38 of the reads at 2-3 stages and 0.05-0.14 at 4-5
+# (tests/validation/h200/ncu_stages_lrc_facts.csv) and the model 0.48-0.50 at every depth.
+STAGE_CONFIGS = (
+    [(2048, 2048, 32768, 128, 128, 32, 1, s, 4) for s in (2, 3, 4, 5)]
+    + [(2048, 2048, 32768, 64, 128, 32, 1, s, 8) for s in (2, 3, 4, 5)]
+    + [(2048, 2048, 32768, 64, 128, 32, 1, s, 4) for s in (2, 3, 4, 5)]
+    + [(2048, 2048, 8192, 64, 128, 32, 1, s, 4) for s in (2, 3, 4, 5)]
+    + [(2048, 2048, 32768, 128, 128, 64, 1, s, 4) for s in (2, 3, 4)]
+    + [(4096, 4096, 4096, 128, 128, 64, 1, s, 4) for s in (3, 5)]
+    + [(16, 4096, 4096, 64, 128, 32, 1, s, 4) for s in (2, 5)]
+)
+SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS}
 LRC_METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
                "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
                "lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum,launch__grid_size")
@@ -142,18 +164,18 @@ def kernels():
     return quartered_matmul_kernel
 
 
-def phases(out):
+def phases(out, configs=CONFIGS, prefix="skinny"):
     import torch
     import triton
     sys.path.insert(0, HERE)
     from envinfo import header_lines
     kernel = kernels()
     flush = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
-    with open(os.path.join(out, "skinny_phases.csv"), "w", newline="") as f:
+    with open(os.path.join(out, f"{prefix}_phases.csv"), "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/skinny_phases.py"))
         w = csv.writer(f)
         w.writerow(list(KEY) + ["rep", "pid", "smid", "t_start_ns", "t_q1_ns", "t_q2_ns", "t_q3_ns", "t_end_ns"])
-        for cfg in CONFIGS:
+        for cfg in configs:
             M, N, K, bm, bn, bk, gm, st, wp = cfg
             a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
@@ -186,12 +208,12 @@ def phases(out):
             torch.cuda.empty_cache()
 
 
-def target():
-    """Launches each config once with the corpus kernel, in CONFIGS order (under ncu)."""
+def target(configs=CONFIGS):
+    """Launches each config once with the corpus kernel, in the set's order (under ncu)."""
     import torch
     sys.path.insert(0, os.path.join(ROOT, "tests", "validation", "h200"))
     from triton_gemm_sweep import launch
-    for M, N, K, bm, bn, bk, gm, st, wp in CONFIGS:
+    for M, N, K, bm, bn, bk, gm, st, wp in configs:
         a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
         c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
@@ -200,17 +222,17 @@ def target():
         del a, b, c
 
 
-def lrc(out):
-    raw = os.path.join(out, "skinny_lrc_raw.csv")
+def lrc(out, name="skinny"):
+    raw = os.path.join(out, f"{name}_lrc_raw.csv")
     with open(raw, "w") as f:
         subprocess.run(["ncu", "--clock-control", "none", "--kernel-name", "regex:matmul_kernel", "--metrics",
                         LRC_METRICS, "--csv", "--page", "raw", "--print-units", "base",
-                        sys.executable, os.path.abspath(__file__), "--target"], stdout=f, check=True)
-    with open(os.path.join(out, "skinny_lrc.csv"), "w", newline="") as f:
-        parse_lrc(raw, f)
+                        sys.executable, os.path.abspath(__file__), "--target", "--set", name], stdout=f, check=True)
+    with open(os.path.join(out, f"{name}_lrc.csv"), "w", newline="") as f:
+        parse_lrc(raw, f, SETS[name])
 
 
-def parse_lrc(path, out=sys.stdout):
+def parse_lrc(path, out=sys.stdout, configs=CONFIGS):
     text = (gzip.open(path, "rt") if path.endswith(".gz") else open(path)).read()
     rows = list(csv.DictReader(io.StringIO("\n".join(l for l in text.splitlines() if l.startswith('"')))))
     rows = [r for r in rows if r.get("Kernel Name", "").startswith("matmul_kernel")]
@@ -218,7 +240,7 @@ def parse_lrc(path, out=sys.stdout):
     w.writerow(list(KEY) + ["xbar2gpc_sectors", "lts2lrc_sectors", "tex_read_sectors", "tex_read_hit_sectors",
                             "l2_hit_pct", "dram_read_bytes", "duration_ns", "requested_sectors"])
     num = lambda r, m: r.get(m, "").replace(",", "")  # noqa: E731
-    for cfg, r in zip(CONFIGS, rows):
+    for cfg, r in zip(configs, rows):
         M, N, K, bm, bn = cfg[:5]
         grid = -(-M // bm) * -(-N // bn)
         if num(r, "launch__grid_size") not in ("", str(grid)):
@@ -250,6 +272,75 @@ def spread(path):
         print(f"{key[0]}x{key[1]}x{key[2]} {key[3]}x{key[4]}x{key[5]} g{key[6]} s{key[7]} w{key[8]} rep {key[9]}: "
               f"{len(tiles)} tiles, iteration {iteration:.0f} ns; sd/p10-p90 (iterations) start {cols[0]} "
               f"q1 {cols[1]} q2 {cols[2]} q3 {cols[3]} end {cols[4]}")
+
+
+def tile_of(pid, M, N, bm, bn, gm):
+    """(pid_m, pid_n) of a program id in the tutorial kernel's grouped order."""
+    num_m, num_n = -(-M // bm), -(-N // bn)
+    group = pid // (gm * num_n)
+    first_m = group * gm
+    size_m = min(num_m - first_m, gm)
+    return first_m + (pid % (gm * num_n)) % size_m, (pid % (gm * num_n)) // size_m
+
+
+def gpc_of_sm():
+    """SM -> its GPC (the lowest SM of its merge domain), from h200/lrc_domain.csv."""
+    groups = collections.defaultdict(set)
+    with open(os.path.join(HERE, "h200", "lrc_domain.csv")) as f:
+        for r in csv.DictReader(l for l in f if not l.startswith("#")):
+            leader = int(r.get("leader_sm", "0"))
+            groups[leader].add(leader)
+            if float(r["merged_share"]) > 0.5:
+                groups[leader].add(int(r["follower_sm"]))
+    return {sm: min(g) for g in groups.values() for sm in g}
+
+
+def pairs(path):
+    """Per launch: how far apart, in iterations of the median tile, the tiles that read the same
+    block of A (one row of C's tiles) and of B (one column) are after K/4, K/2 and 3K/4 of their
+    loop (median and 75th percentile of |t_i - t_j| over every pair), the share of pairs within
+    1 and 2 iterations at K/2, and the tiles' time spread (sd of end - start over the median)."""
+    import itertools
+    gpc = gpc_of_sm()
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    runs = collections.defaultdict(list)
+    for r in rows:
+        runs[tuple(int(r[k]) for k in KEY + ("rep",))].append(
+            (int(r["pid"]), int(r["smid"]), *(int(r[c]) for c in ("t_start_ns", "t_q1_ns", "t_q2_ns", "t_q3_ns", "t_end_ns"))))
+    print("config rep: tiles/SM, iteration ns, tile time sd %; A sharers |dt| median/p75 at K/4, K/2, 3K/4 (iterations), "
+          "share within 1 / 2 at K/2, median at K/2 on one SM / one GPC / other GPCs; the same for B sharers")
+    for key, tiles in sorted(runs.items()):
+        M, N, K, bm, bn, bk, gm = key[:7]
+        steps = -(-K // bk)
+        it = statistics.median((t[5] - t[3]) / (steps / 2) for t in tiles)
+        first_end = min(t[6] for t in tiles)
+        wave = [t for t in tiles if t[2] < first_end]  # started before any ended: the first wave
+        per_sm = len(wave) / max(1, len({t[1] for t in wave}))
+        dur = [t[6] - t[2] for t in tiles]
+        sd = 100 * statistics.pstdev(dur) / statistics.median(dur)
+        out = []
+        for axis in (0, 1):
+            groups = collections.defaultdict(list)
+            for t in tiles:
+                groups[tile_of(t[0], M, N, bm, bn, gm)[axis]].append(t)
+            cols, near, where = [], "", {"SM": [], "GPC": [], "other": []}
+            for g in groups.values():
+                for x, y in itertools.combinations(g, 2):
+                    k = "SM" if x[1] == y[1] else "GPC" if gpc.get(x[1]) == gpc.get(y[1]) else "other"
+                    where[k].append(abs(x[4] - y[4]) / it)
+            for q in (3, 4, 5):
+                d = sorted(abs(x[q] - y[q]) / it for g in groups.values() for x, y in itertools.combinations(g, 2))
+                if not d:
+                    cols.append("-")
+                    continue
+                cols.append(f"{d[len(d) // 2]:.1f}/{d[int(0.75 * len(d))]:.1f}")
+                if q == 4:
+                    near = f"{sum(x < 1 for x in d) / len(d):.2f}/{sum(x < 2 for x in d) / len(d):.2f}"
+            by = " ".join(f"{k} {statistics.median(v):.1f}" for k, v in where.items() if v)
+            out.append(" ".join(cols) + f" [{near}] at K/2 by place: {by}")
+        print(f"{M}x{N}x{K} {bm}x{bn}x{bk} g{gm} s{key[7]} w{key[8]} rep {key[9]}: {per_sm:.1f}/SM, {it:.0f} ns, "
+              f"sd {sd:.1f}%; A {out[0]}; B {out[1]}")
 
 
 def compare(lrc_path, phases_path, cli):
@@ -297,18 +388,23 @@ def main():
     ap.add_argument("--spread", metavar="CSV")
     ap.add_argument("--compare", nargs=2, metavar=("LRC_CSV", "PHASES_CSV"))
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
+    ap.add_argument("--set", choices=sorted(SETS), default="skinny",
+                    help="skinny (default): one-wave skinny grids; stages: one-wave grids at 2-5 stages")
+    ap.add_argument("--pairs", metavar="CSV", help="phases CSV: how far apart the tiles sharing a block are")
     a = ap.parse_args()
     if a.target:
-        target()
+        target(SETS[a.set])
+    elif a.pairs:
+        pairs(a.pairs)
     elif a.parse_lrc:
-        parse_lrc(a.parse_lrc)
+        parse_lrc(a.parse_lrc, configs=SETS[a.set])
     elif a.spread:
         spread(a.spread)
     elif a.compare:
         compare(a.compare[0], a.compare[1], a.cli)
     elif a.out:
-        phases(a.out)
-        lrc(a.out)
+        phases(a.out, SETS[a.set], a.set)
+        lrc(a.out, a.set)
     else:
         ap.print_help()
 
