@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ncu facts of the compiled kernels behind norms.csv and triton_gemm.csv, plus the PTX
 # facts of every Triton GEMM config. Run from the repo root on the H200:
-#   RES=DIR [SETS="norms gemm spills extra stages staged softmaxw shortrows stridedew overflow aonly lane fp8 nt ptx"] bash tests/validation/h200/run_ncu_facts.sh
+#   RES=DIR [SETS="norms gemm spills extra stages staged softmaxw shortrows stridedew overflow aonly lane fp8 nt ranks unaligned carveout ptx"] bash tests/validation/h200/run_ncu_facts.sh
 # Writes DIR/ncu_norms_facts.csv, DIR/ncu_gemm_facts.csv, DIR/ncu_spills_facts.csv (ncu --page
 # raw CSV, one row per
 # profiled kernel; the CASE lines of the *_cases.txt files give the order), and
@@ -14,7 +14,7 @@ NCU="$(command -v ncu || echo /usr/local/cuda/bin/ncu)"
 WANT="launch__registers_per_thread launch__block_size launch__grid_size \
 launch__occupancy_limit_registers launch__occupancy_limit_shared_mem launch__occupancy_limit_warps \
 launch__occupancy_limit_blocks launch__occupancy_per_block_size launch__waves_per_multiprocessor \
-launch__shared_mem_per_block_static launch__shared_mem_per_block_dynamic \
+launch__shared_mem_per_block_static launch__shared_mem_per_block_dynamic launch__shared_mem_config_size \
 sm__warps_active.avg.pct_of_peak_sustained_active sm__maximum_warps_per_active_cycle_pct \
 gpu__time_duration.sum dram__bytes_read.sum dram__bytes_write.sum lts__t_sector_hit_rate.pct \
 lts__t_sectors_srcunit_tex_op_read.sum smsp__inst_executed.sum sm__cycles_elapsed.avg \
@@ -61,7 +61,7 @@ if [ -n "$HAVE" ]; then WHAT=(--metrics "$HAVE"); else
 echo "collect: ${WHAT[*]}"
 export PYTHONUNBUFFERED=1
 SETS=" ${SETS:-norms gemm spills ptx} "
-for set in norms gemm spills extra stages staged softmaxw shortrows stridedew overflow aonly lane fp8 nt; do
+for set in norms gemm spills extra stages staged softmaxw shortrows stridedew overflow aonly lane fp8 nt ranks unaligned carveout; do
   case "$SETS" in *" $set "*) ;; *) continue;; esac
   timeout 200 "$NCU" --profile-from-start off --clock-control none --cache-control all \
       "${WHAT[@]}" --csv --page raw \
