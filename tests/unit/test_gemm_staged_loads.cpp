@@ -166,6 +166,31 @@ TEST_CASE("spill reloads on the chain of a loop that stages operands through reg
   CHECK(kernels::lift_gemm(p).actions[2].local_reloads == 0);
 }
 
+TEST_CASE("a loop that stages A alone reloads every spill slot, in the groups its SASS waits on", "[gemm][model]") {
+  // 3500 x 6000 x 2500: lda = K = 2500 is not a multiple of 16, ldb = N = 6000 is, so A alone is
+  // staged. 128x128x64 at 5 stages on 4 warps, 255 registers and 30 spill slots
+  // (triton_gemm_unaligned_heldout.csv; ncu_unaligned_facts.csv: 29 local loads per warp and
+  // iteration). Waits 9.31 + 0.227 x 30 = 16.12 (spill_sass_a_only.csv's least squares), each
+  // 1.5 L2 round trips: 24.18 on the chain. The register rule gave 0.7 x (128 + 40 + 64 - 222) = 7.
+  auto p = gemm(3500, 6000, 2500);
+  p.block_m = 128, p.block_n = 128, p.block_k = 64, p.stages = 5, p.warps = 4;
+  p.registers = 255, p.spills = 30;
+  REQUIRE(kernels::gemm_a_via_registers(p));
+  REQUIRE_FALSE(kernels::gemm_b_via_registers(p));
+  CHECK(kernels::lift_gemm(p).actions[2].local_reloads == Approx(24.18));
+  // The same tile with B staged as well (N = 5400) keeps the register rule: 128 accumulators +
+  // 40 + (8192 + 8192) / 128 staged = 296, 0.7 x (296 - 222) = 51.8.
+  auto both = gemm(3500, 5400, 2500);
+  both.block_m = 128, both.block_n = 128, both.block_k = 64, both.stages = 5, both.warps = 4;
+  both.registers = 255, both.spills = 30;
+  REQUIRE(kernels::gemm_b_via_registers(both));
+  CHECK(kernels::lift_gemm(both).actions[2].local_reloads == Approx(0.7 * (128 + 40 + 64 + 64 - 222)));
+  // Accumulators past the registers on their own (256x128 on 4 warps: 256 a thread) keep the
+  // overflow rule whatever is staged: 0.42 x 256 = 107 live + 40 + 128 staged - 255 = 20.
+  p.block_m = 256, p.spills = 306;
+  CHECK(kernels::lift_gemm(p).actions[2].local_reloads == 20);
+}
+
 TEST_CASE("a staged tile's L1 misses set its pace once the resident tiles outgrow L1", "[gemm][model]") {
   // ncu_staged_facts.csv, case 1: 3000 x 5000 x 2048, 64 x 64 x 128 tiles, 5 stages, 8 warps,
   // two CTAs an SM; B's element-wise loads hit L1 65% of the time and the kernel takes 1.8 ms

@@ -138,15 +138,31 @@ bool gemm_accumulators_overflow(const GemmParams& p) {
 // kLiveAccumulatorShare of them (those 12 calibration kernels' SASS: 1.5-435 round trips,
 // matched within 33.9 on average at 0.42, 54.1 counting none, 111.6 counting all; without a
 // staged operand this gives none).
+// A staged alone (K not a multiple of 16, B copied) is another loop: it reloads every slot the
+// compiler spilled, every iteration (local loads per warp and iteration = the spill count: SASS
+// of 10 spilling configs on 2048x3072x2040, hw_profiles/calibrate/h200/spill_sass_a_only.csv,
+// and ncu of 3500x6000x2500, tests/validation/h200/ncu_unaligned_facts.csv: 29, 64, 96, 44 for
+// 30, 66, 98, 46 spills), in groups: kAOnlyWaits + kAOnlyWaitsPerSlot waits an iteration (least
+// squares over that SASS: 13-225 waits for 18-934 slots, within 5.6 on average), where the
+// register rule gives 7-141. Each wait lasts kAOnlyWaitRoundTrips L2 round trips: its reloads
+// queue behind the other warps' (the one constant here fitted to timings: staged_a_timing.csv,
+// the A-staged calibration set, MAPE 23.7% with the register rule, 21.5% at one round trip a
+// wait, 19.1% at 1.5, 19.1% at 1.6; ncu_carveout_facts.csv's 3-5-stage tiles, whose reloads
+// miss L1, take 1.8 round trips a wait).
 // No spills recorded by the compiler (`registers` given, `spills` 0): none.
 namespace {
 constexpr double kLiveAccumulatorShare = 0.42;
 constexpr double kReloadThreshold = 222;
 constexpr double kReloadsPerRegister = 0.7;
+constexpr double kAOnlyWaits = 9.31;
+constexpr double kAOnlyWaitsPerSlot = 0.227;
+constexpr double kAOnlyWaitRoundTrips = 1.5;
 }  // namespace
 double gemm_loop_reloads(const GemmParams& p) {
   const bool staged = gemm_a_via_registers(p) || gemm_b_via_registers(p);
   if (!staged || (p.registers > 0 && p.spills == 0)) return 0;
+  if (gemm_a_via_registers(p) && !gemm_b_via_registers(p) && p.spills > 0 && !gemm_accumulators_overflow(p))
+    return kAOnlyWaitRoundTrips * (kAOnlyWaits + kAOnlyWaitsPerSlot * static_cast<double>(p.spills));
   const std::int64_t accumulators = ceil_div(p.block_m * p.block_n, consumer_warps(p) * 32);
   if (gemm_accumulators_overflow(p)) {
     const auto live = static_cast<std::int64_t>(kLiveAccumulatorShare * static_cast<double>(accumulators));
