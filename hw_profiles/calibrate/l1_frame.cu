@@ -47,7 +47,57 @@ __global__ void frame(int words, int iters, int stream_int4, const int4* __restr
   }
 }
 
-int main() {
+// Latency: one warp a block, each thread walking its own frame as a chain (the next slot read is
+// the value of the last), so every local load waits for the one before it. The frame is
+// written first (a permutation of its slots), then walked `iters` times round.
+__global__ void chain(int words, int iters, int* out) {
+  extern __shared__ int smem[];
+  volatile int slot[kMaxWords];
+  for (int i = 0; i < words; ++i) slot[i] = (i + 7) % words;  // one cycle through every slot
+  int at = 0;
+  for (int it = 0; it < iters * words; ++it) at = slot[at];
+  if (at == 0x7fffffff) {
+    smem[threadIdx.x] = at;
+    out[0] = smem[threadIdx.x];
+  }
+}
+
+int run_chain() {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  int* out;
+  CK(cudaMalloc(&out, sizeof(int)));
+  CK(cudaFuncSetAttribute(chain, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  printf("smem_per_block,warps_per_sm,words,frame_bytes_per_sm,loads,us,ns_per_load\n");
+  // One block an SM (the dynamic shared memory keeps a second one out), 1-8 warps; 8 KiB of
+  // shared memory leaves the L1 room (carve-out 132 KiB or less), 200 KiB none (228 KiB).
+  for (int smem_kib : {8, 200}) {
+    CK(cudaFuncSetAttribute(chain, cudaFuncAttributePreferredSharedMemoryCarveout, smem_kib > 100 ? 100 : 50));
+    for (int warps : {1, 8})
+      for (int words : {16, 64, 160}) {
+        const int threads = 32 * warps, iters = 50;
+        const int smem = smem_kib * 1024 > 120 * 1024 ? smem_kib * 1024 : 120 * 1024;  // one block an SM
+        chain<<<sms, threads, smem_kib > 100 ? smem_kib * 1024 : smem>>>(words, 2, out);
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(e0));
+        chain<<<sms, threads, smem_kib > 100 ? smem_kib * 1024 : smem>>>(words, iters, out);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        const double loads = static_cast<double>(iters) * words;
+        printf("%d,%d,%d,%d,%.0f,%.1f,%.2f\n", smem_kib > 100 ? smem_kib * 1024 : smem, warps, words,
+               threads * words * 4, loads, ms * 1e3, ms * 1e6 / loads);
+      }
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && argv[1][0] == 'c') return run_chain();
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const bool once = getenv("L1F_ONCE") != nullptr;

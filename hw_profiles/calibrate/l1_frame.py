@@ -10,6 +10,10 @@ Nsight Compute.
       per carve-out: the local loads' L1 hit rate against the bytes the two blocks of an SM
       keep in their frames and stream through L1 each iteration, over the L1 the carve-out
       leaves (256 KiB less the carve-out)
+  python3 l1_frame.py --chain DIR   (on the H200, ~1 min)
+      the latency of dependent local loads (each thread walks its frame as a chain) with the L1's
+      room (a 132 KiB carve-out or less) and without (228 KiB), timed and under ncu for the hit
+      rate -> DIR/l1_chain.csv
 
 CSV: smem_per_block, carveout_pct, words, frame_bytes_per_sm, stream_bytes_per_sm, iters, us,
      ns_per_iteration, carveout_bytes, l1_bytes, local_ld_hit_pct, local_ld_sectors,
@@ -30,22 +34,26 @@ METRICS = ("launch__shared_mem_config_size,l1tex__t_sector_pipe_lsu_mem_local_op
            "launch__occupancy_limit_shared_mem")
 
 
-def run(out):
+def run(out, mode=""):
     from envinfo import header_lines
     from ncu_run import parse_ncu
     exe = os.path.join(out, "l1_frame")
     subprocess.run(["nvcc", "-O3", "-arch=sm_90a", "-o", exe, os.path.join(HERE, "l1_frame.cu")], check=True)
-    timed = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+    name = "l1_chain" if mode else "l1_frame"
+    args = [exe] + ([mode] if mode else [])
+    timed = subprocess.run(args, capture_output=True, text=True, check=True).stdout
     env = dict(os.environ, L1F_ONCE="1")
-    raw = subprocess.run(["ncu", "--metrics", METRICS, "--csv", "--page", "raw", "--print-units", "base", exe],
+    raw = subprocess.run(["ncu", "--metrics", METRICS, "--csv", "--page", "raw", "--print-units", "base"] + args,
                          capture_output=True, text=True, env=env, check=True).stdout
-    with open(os.path.join(out, "l1_frame_raw.csv"), "w") as f:
+    with open(os.path.join(out, f"{name}_raw.csv"), "w") as f:
         f.write(raw)
     prof = [r for r in parse_ncu(raw)]
+    if mode:  # the chain runs each config twice (a warm-up, then the timed launch): keep the second
+        prof = prof[1::2]
     rows = list(csv.DictReader(io.StringIO(timed)))
     if len(prof) != len(rows):
         raise SystemExit(f"{len(rows)} timed configs but {len(prof)} profiled launches")
-    with open(os.path.join(out, "l1_frame.csv"), "w", newline="") as f:
+    with open(os.path.join(out, f"{name}.csv"), "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/l1_frame.py"))
         w = csv.writer(f)
         w.writerow(list(rows[0].keys()) + ["carveout_bytes", "l1_bytes", "local_ld_hit_pct", "local_ld_sectors",
@@ -74,8 +82,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", metavar="DIR")
     ap.add_argument("--table", metavar="CSV")
+    ap.add_argument("--chain", metavar="DIR", help="the latency of dependent local loads, L1 hits and misses -> DIR/l1_chain.csv")
     a = ap.parse_args()
-    if a.run:
+    if a.chain:
+        os.makedirs(a.chain, exist_ok=True)
+        run(a.chain, "c")
+        print(open(os.path.join(a.chain, "l1_chain.csv")).read())
+    elif a.run:
         os.makedirs(a.run, exist_ok=True)
         run(a.run)
         table(os.path.join(a.run, "l1_frame.csv"))
