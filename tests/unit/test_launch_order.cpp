@@ -116,4 +116,6 @@ TEST_CASE("the plan's launch order picks the algorithm", "[cache][launch_order]"
   CHECK(grouped.group_m == 16);
   CHECK(cache::launch_order_spec(plan::LaunchOrder{plan::LaunchOrderKind::kColumnMajor, 1}).kind ==
         LaunchOrderSpec::Kind::kColumnMajor);
+  CHECK(cache::launch_order_spec(plan::LaunchOrder{plan::LaunchOrderKind::kZOrder, 1}).kind ==
+        LaunchOrderSpec::Kind::kZOrder);
 }

@@ -198,7 +198,7 @@ TEST_CASE("unknown names of ops, placements, dtypes list the allowed ones", "[pl
                  "fp8, tf32, fp32)"));
   CHECK(contains(errors,
                  "grid.launch_order.kind: unknown launch order \"zigzag\" (expected one "
-                 "of row_major, column_major, grouped)"));
+                 "of row_major, column_major, grouped, z_order)"));
 }
 
 TEST_CASE("duplicate names", "[plan]") {
@@ -304,6 +304,21 @@ TEST_CASE("validate checks programs built in C++", "[plan]") {
   CHECK(
       contains(errors, "grid.launch_order.kind: grouped order needs at least 2 grid dims, got 1"));
   CHECK(errors.size() == 4);
+}
+
+TEST_CASE("a plan names the Z-order, on grids of two dims or more", "[plan]") {
+  json j = base_plan();
+  j["grid"]["launch_order"] = {{"kind", "z_order"}};
+  const auto p = plan::parse_tile_program(j);
+  REQUIRE(p.ok());
+  CHECK(p.value().grid.order.kind == plan::LaunchOrderKind::kZOrder);
+  CHECK(plan::to_json(p.value())["grid"]["launch_order"] == json{{"kind", "z_order"}});
+  plan::TileProgram one = p.value();
+  one.grid.dims.pop_back();
+  one.accesses[0].reuse_dims.clear();
+  const Errors errors = plan::validate(one);
+  INFO(all_text(errors));
+  CHECK(contains(errors, "grid.launch_order.kind: z_order order needs at least 2 grid dims, got 1"));
 }
 
 TEST_CASE("to_json writes deps by name and keeps every field", "[plan]") {

@@ -32,6 +32,21 @@ TEST_CASE("grouped launch lifts the L2 hit rate of a wide GEMM (VALIDATION.md)",
   CHECK(grouped.dram_read_bytes() == Approx(0.71e9).epsilon(0.10));
 }
 
+TEST_CASE("a plan's Z-order launch is the cache model's Z-order walk", "[cache][sdcm]") {
+  // The same walk whether the plan names it or SdcmOptions overrides the order; on a grid of
+  // 8 x 224 tiles it keeps a wave's tiles within squares of rows and columns, not one row of B.
+  const auto hw = h200_like();
+  auto program = kernels::lift_gemm(gemm(1024, 28672, 8192, 128, 128, 1, 4, 4));
+  const auto rows = cache::SdcmCacheModel().analyze(program, hw);
+  const auto forced = cache::SdcmCacheModel({.order = cache::LaunchOrderSpec{.kind = cache::LaunchOrderSpec::Kind::kZOrder}})
+                          .analyze(program, hw);
+  program.grid.order = {plan::LaunchOrderKind::kZOrder, 1};
+  const auto named = cache::SdcmCacheModel().analyze(program, hw);
+  CHECK(named.l2_hit_rate() == forced.l2_hit_rate());
+  CHECK(named.dram_read_bytes() == forced.dram_read_bytes());
+  CHECK(named.l2_hit_rate() != rows.l2_hit_rate());
+}
+
 TEST_CASE("inter-SM skew closes the deep-K gap of §5.3", "[cache][sdcm]") {
   // 8192 x 8192 x 28672, 128 x 256 tiles, row-major: the lockstep model predicts about 75%,
   // ncu measures 40.6% (the paper: 82% vs 43%). Tiles that share blocks catch up with each

@@ -8,6 +8,7 @@ LaunchOrderSpec launch_order_spec(const plan::LaunchOrder& order) {
     case K::kRowMajor: return {.kind = LaunchOrderSpec::Kind::kRowMajor};
     case K::kColumnMajor: return {.kind = LaunchOrderSpec::Kind::kColumnMajor};
     case K::kGrouped: return {.kind = LaunchOrderSpec::Kind::kGrouped, .group_m = order.group_m};
+    case K::kZOrder: return {.kind = LaunchOrderSpec::Kind::kZOrder};
   }
   return {};
 }

@@ -82,9 +82,12 @@ void check_grid(const TileGrid& grid, Errors& errors) {
   }
   if (overflow) errors.push_back({"grid.dims", "more than 2^63 - 1 tiles in the grid"});
   check_integer(grid.order.group_m, 1, kMaxExtent, "grid.launch_order.group_m", errors);
-  // Triton's GROUP_M swizzle (§3.5.3) groups rows of the first grid dim along the second.
-  if (grid.order.kind == LaunchOrderKind::kGrouped && grid.dims.size() < 2) {
-    errors.push_back({"grid.launch_order.kind", "grouped order needs at least 2 grid dims, got " +
+  // Triton's GROUP_M swizzle (§3.5.3) groups rows of the first grid dim along the second; the
+  // Z-order interleaves the bits of the last two dims' coordinates.
+  if ((grid.order.kind == LaunchOrderKind::kGrouped || grid.order.kind == LaunchOrderKind::kZOrder) &&
+      grid.dims.size() < 2) {
+    errors.push_back({"grid.launch_order.kind", std::string(launch_order_name(grid.order.kind)) +
+                                                    " order needs at least 2 grid dims, got " +
                                                     std::to_string(grid.dims.size())});
   }
 }

@@ -56,6 +56,8 @@ std::string_view launch_order_name(LaunchOrderKind k) {
       return "column_major";
     case LaunchOrderKind::kGrouped:
       return "grouped";
+    case LaunchOrderKind::kZOrder:
+      return "z_order";
   }
   return "?";
 }

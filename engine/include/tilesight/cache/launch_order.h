@@ -21,9 +21,8 @@
 
 namespace tilesight::cache {
 
-// Every order the cache model can simulate. plan::LaunchOrder names row-major, column-major
-// and grouped, plan::TileSchedule a persistent raster; Z-order is reachable through
-// SdcmOptions until the plan format names it too.
+// Every order the cache model can simulate. plan::LaunchOrder names row-major, column-major,
+// grouped and Z-order, plan::TileSchedule a persistent raster.
 struct LaunchOrderSpec {
   enum class Kind { kRowMajor, kColumnMajor, kGrouped, kZOrder, kPersistent };
   Kind kind = Kind::kRowMajor;

@@ -49,16 +49,16 @@ struct TensorAccess {
 
 // Launch orders (§3.5.3): a concrete sequence of tile coordinates. Row-major has the last
 // grid dim fastest; grouped is Triton's GROUP_M swizzle over the grid's first two dims.
-enum class LaunchOrderKind { kRowMajor, kColumnMajor, kGrouped };
+enum class LaunchOrderKind { kRowMajor, kColumnMajor, kGrouped, kZOrder };
 inline constexpr LaunchOrderKind kAllLaunchOrders[] = {
-    LaunchOrderKind::kRowMajor, LaunchOrderKind::kColumnMajor, LaunchOrderKind::kGrouped};
+    LaunchOrderKind::kRowMajor, LaunchOrderKind::kColumnMajor, LaunchOrderKind::kGrouped, LaunchOrderKind::kZOrder};
 
 struct LaunchOrder {
   LaunchOrderKind kind = LaunchOrderKind::kRowMajor;
   std::int64_t group_m = 1;  // for kGrouped
 };
 
-std::string_view launch_order_name(LaunchOrderKind k);  // "row_major", "column_major", "grouped"
+std::string_view launch_order_name(LaunchOrderKind k);  // "row_major", "column_major", "grouped", "z_order"
 std::optional<LaunchOrderKind> launch_order_from_name(std::string_view s);
 
 struct GridDim {
