@@ -253,7 +253,6 @@ def parse_lrc(path, out=sys.stdout, configs=CONFIGS):
 
 
 def spread(path):
-    import collections
     with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
     runs = collections.defaultdict(list)
@@ -346,7 +345,6 @@ def pairs(path):
 def compare(lrc_path, phases_path, cli):
     """Per config of the lrc CSV: the tiles' spread at K/2 (phases CSV), ncu's lookups a
     requested sector and hit rate, and TileSight's (`tilesight-cli predict`)."""
-    import collections
     import json
     with open(phases_path, "rb") as f:
         raw = f.read()

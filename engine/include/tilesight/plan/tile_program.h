@@ -48,7 +48,8 @@ struct TensorAccess {
 };
 
 // Launch orders (§3.5.3): a concrete sequence of tile coordinates. Row-major has the last
-// grid dim fastest; grouped is Triton's GROUP_M swizzle over the grid's first two dims.
+// grid dim fastest; grouped is Triton's GROUP_M swizzle over the grid's first two dims; Z-order
+// (Morton) interleaves the bits of the last two dims' coordinates.
 enum class LaunchOrderKind { kRowMajor, kColumnMajor, kGrouped, kZOrder };
 inline constexpr LaunchOrderKind kAllLaunchOrders[] = {
     LaunchOrderKind::kRowMajor, LaunchOrderKind::kColumnMajor, LaunchOrderKind::kGrouped, LaunchOrderKind::kZOrder};
