@@ -22,6 +22,10 @@ CSV (cublas_order.csv.gz): case, set, dtype, M, N, K, carveout, kernel, grid, ti
 Summary (cublas_order_cases.csv): one row per case: kernels with and without the carve-out,
      tiles seen, spy SMs, the spy's scan time, the call's span.
 Usage: python3 cublas_order.py --out DIR [--carveout 4]
+       python3 cublas_order.py --check h200/cublas_order.csv.gz   (no GPU): per call without the
+              carve-out, the share of tiles whose measured wave (rank of its stamp over the 124
+              CTAs that ran together) is the wave of the rule's order (the cache model's
+              PersistentOrder with nvjet_swizzle), for the rule's g and its neighbours
 """
 import argparse
 import csv
@@ -36,13 +40,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "validation", "h200"))
 
-import torch  # noqa: E402
-import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
+try:
+    import torch  # noqa: E402
+    import triton  # noqa: E402
+    import triton.language as tl  # noqa: E402
 
-from cta_skew import _globaltimer, _smid  # noqa: E402  the same %globaltimer and %smid reads
-from cublas_sweep import make_fn, profile_kernels  # noqa: E402
-from envinfo import header_lines  # noqa: E402
+    from cta_skew import _globaltimer, _smid  # noqa: E402  the same %globaltimer and %smid reads
+    from cublas_sweep import make_fn, profile_kernels  # noqa: E402
+    from envinfo import header_lines  # noqa: E402
+except ImportError:  # --check needs none of them
+    triton = None
 
 NAME = re.compile(r"nvjet_sm90_[a-z]+_(\d+)x(\d+)_(\d+)x(\d+)_(\d+)x(\d+)_([hv])_")
 
@@ -66,39 +73,86 @@ CASES = [
     ("matmul", "fp8", 4096, 28672, 8192),
 ]
 SENT = -1  # 0xFFFF as int16: a bf16 NaN
-SENT_VALUE = tl.constexpr(SENT)
 
 
-@triton.jit
-def _spy(c_ptr, probe_ptr, seen_ptr, info_ptr, n_probes, deadline_ns,
-         NPROG: tl.constexpr, CHUNK: tl.constexpr):
-    pid = tl.program_id(0)
-    t0 = _globaltimer()
-    tl.store(info_ptr + pid * 4 + 0, t0)
-    tl.store(info_ptr + pid * 4 + 1, _smid().to(tl.int64))
-    per = tl.cdiv(n_probes, NPROG)
-    lo = pid * per
-    hi = tl.minimum(lo + per, n_probes)
-    left = hi - lo
-    now = t0
-    scans = left * 0
-    while (left > 0) & (now - t0 < deadline_ns):
-        left = left * 0
-        for start in range(lo, hi, CHUNK):
-            idx = start + tl.arange(0, CHUNK)
-            m = idx < hi
-            s = tl.load(seen_ptr + idx, mask=m, other=1)
-            todo = m & (s == 0)
-            off = tl.load(probe_ptr + idx, mask=todo, other=0)
-            v = tl.load(c_ptr + off, mask=todo, other=SENT_VALUE, volatile=True)
-            now = _globaltimer()
-            hit = todo & (v != SENT_VALUE)
-            tl.store(seen_ptr + idx, now, mask=hit)
-            left += tl.sum((todo & (v == SENT_VALUE)).to(tl.int32), axis=0)
-        scans += 1
-    tl.store(info_ptr + pid * 4 + 2, now)
-    tl.store(info_ptr + pid * 4 + 3, scans.to(tl.int64))
+def rule_order(rows, cols, walk_m, g):
+    """Launch position -> (row, col): groups of g tiles across the walk, serpentine
+    (engine/src/cache/persistent.cpp); g <= 1 is the plain raster."""
+    along, across = (rows, cols) if walk_m else (cols, rows)
+    seq = []
+    for pid in range(rows * cols):
+        if g <= 1:
+            a, c = pid % along, pid // along
+        else:
+            grp = pid // (g * along)
+            first = grp * g
+            w = min(g, across - first)
+            a, c = (pid - first * along) // w, first + (pid - first * along) % w
+            if grp % 2:
+                a = along - 1 - a
+        seq.append((a, c) if walk_m else (c, a))
+    return seq
 
+
+def check(path, together=124):
+    cases = {}
+    with gzip.open(path, "rt") as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            if r["carveout"] != "0":
+                continue
+            key = (r["set"], r["dtype"], r["M"], r["N"], r["K"], r["kernel"])
+            cases.setdefault(key, []).append((int(r["t_ns"]), int(r["i"]), int(r["j"])))
+    for key, tiles in cases.items():
+        m = NAME.search(key[5])
+        tile_n, tile_m, walk_m = int(m.group(1)), int(m.group(2)), m.group(7) == "h"
+        rows, cols = max(t[1] for t in tiles) + 1, max(t[2] for t in tiles) + 1
+        aspect = tile_n / tile_m if walk_m else tile_m / tile_n
+        g = max(1, round(math.sqrt(66 * aspect)))
+        tiles.sort()
+        measured = {(i, j): n // together for n, (_, i, j) in enumerate(tiles)}
+        cells = []
+        for gg in (1, g - 2, g - 1, g, g + 1, g + 2):
+            if gg < 1:
+                continue
+            model = {rc: n // together for n, rc in enumerate(rule_order(rows, cols, walk_m, gg))}
+            share = sum(measured[t] == model[t] for t in measured) / len(measured)
+            cells.append(f"{gg}:{share:.2f}")
+        print(f"{key[0]} {key[1]} {key[2]}x{key[3]}x{key[4]} {key[5][11:]}: rule g {g}; same wave "
+              + " ".join(cells))
+
+
+if triton is not None:
+    SENT_VALUE = tl.constexpr(SENT)
+
+    @triton.jit
+    def _spy(c_ptr, probe_ptr, seen_ptr, info_ptr, n_probes, deadline_ns,
+             NPROG: tl.constexpr, CHUNK: tl.constexpr):
+        pid = tl.program_id(0)
+        t0 = _globaltimer()
+        tl.store(info_ptr + pid * 4 + 0, t0)
+        tl.store(info_ptr + pid * 4 + 1, _smid().to(tl.int64))
+        per = tl.cdiv(n_probes, NPROG)
+        lo = pid * per
+        hi = tl.minimum(lo + per, n_probes)
+        left = hi - lo
+        now = t0
+        scans = left * 0
+        while (left > 0) & (now - t0 < deadline_ns):
+            left = left * 0
+            for start in range(lo, hi, CHUNK):
+                idx = start + tl.arange(0, CHUNK)
+                m = idx < hi
+                s = tl.load(seen_ptr + idx, mask=m, other=1)
+                todo = m & (s == 0)
+                off = tl.load(probe_ptr + idx, mask=todo, other=0)
+                v = tl.load(c_ptr + off, mask=todo, other=SENT_VALUE, volatile=True)
+                now = _globaltimer()
+                hit = todo & (v != SENT_VALUE)
+                tl.store(seen_ptr + idx, now, mask=hit)
+                left += tl.sum((todo & (v == SENT_VALUE)).to(tl.int32), axis=0)
+            scans += 1
+        tl.store(info_ptr + pid * 4 + 2, now)
+        tl.store(info_ptr + pid * 4 + 3, scans.to(tl.int64))
 
 
 def tiles_of(kernel, M, N):
@@ -186,12 +240,18 @@ def statistics_scan(inf):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--check", help="a cublas_order.csv.gz: measured waves against the rule's order")
     ap.add_argument("--carveout", type=int, default=4, help="SMs cuBLAS is asked to leave free")
     ap.add_argument("--nprog", type=int, default=4, help="spy programs (one warp each)")
     ap.add_argument("--deadline-ms", type=float, default=60.0)
     ap.add_argument("--only", type=int, default=0, help="first N cases only")
     args = ap.parse_args()
+    if args.check:
+        check(args.check)
+        return
+    if not args.out:
+        ap.error("--out DIR or --check CSV")
     os.makedirs(args.out, exist_ok=True)
     print("carve-out entry points:", [n for n in dir(torch._C) if "carveout" in n.lower()], flush=True)
     cases = CASES[: args.only] if args.only else CASES

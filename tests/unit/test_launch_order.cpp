@@ -89,6 +89,57 @@ TEST_CASE("persistent schedules walk a raster with a fixed set of CTAs", "[cache
   CHECK(spec.raster == plan::Raster::kN);
 }
 
+TEST_CASE("a swizzled persistent walk goes down the raster in serpentine groups", "[cache][launch_order]") {
+  // 4 x 5 tiles (m, n), groups of 2. Raster m: columns {0, 1} walked down M a row at a time,
+  // {2, 3} walked back up, {4} down again.
+  const auto g = grid({4, 5});
+  const cache::PersistentOrder along_m(plan::Raster::kM, 0, 2), along_n(plan::Raster::kN, 0, 2);
+  CHECK(along_m.sequence(g) ==
+        std::vector<std::int64_t>{0, 1, 5, 6, 10, 11, 15, 16, 17, 18, 12, 13, 7, 8, 2, 3, 4, 9, 14, 19});
+  // Raster n: rows {0, 1} walked along N a column at a time, rows {2, 3} walked back.
+  CHECK(along_n.sequence(g) ==
+        std::vector<std::int64_t>{0, 5, 1, 6, 2, 7, 3, 8, 4, 9, 14, 19, 13, 18, 12, 17, 11, 16, 10, 15});
+  CHECK(along_m.name() == "persistent(raster m, swizzle 2)");
+  // The closed form the cache model walks agrees with the sequence, from any position, leading
+  // dims included; swizzle 1 is the plain raster.
+  for (const auto& gr : {grid({4, 5}), grid({3, 7, 11}), grid({13, 29})})
+    for (const auto raster : {plan::Raster::kM, plan::Raster::kN})
+      for (std::int64_t sw : {2, 3, 11, 40}) {
+        const cache::PersistentOrder order(raster, 0, sw);
+        const auto seq = order.sequence(gr);
+        REQUIRE(is_permutation_of_tiles(seq, gr.tiles()));
+        std::vector<cache::TileCoord> c(static_cast<std::size_t>(gr.tiles() - 3));
+        order.coordinates(gr, 3, gr.tiles() - 3, c.data());
+        const auto p = cache::detail::planes(gr);
+        bool same = true;
+        for (std::size_t i = 0; i < c.size(); ++i)
+          same = same && (c[i].plane * p.rows + c[i].row) * p.cols + c[i].col == seq[i + 3];
+        INFO(order.name() << " over " << gr.tiles() << " tiles");
+        CHECK(same);
+      }
+  CHECK(cache::PersistentOrder(plan::Raster::kM, 0, 1).sequence(g) == cache::ColumnMajorOrder().sequence(g));
+}
+
+TEST_CASE("cuBLAS's group width follows the tile's aspect", "[cache][launch_order]") {
+  // hw_profiles/calibrate/h200/cublas_order.csv.gz: 132 CTAs; the group widths measured.
+  CHECK(cache::nvjet_swizzle(132, 192.0 / 192.0) == 8);   // 192 x 192, v
+  CHECK(cache::nvjet_swizzle(132, 144.0 / 128.0) == 9);   // 128 x 144 (rows x cols), h
+  CHECK(cache::nvjet_swizzle(132, 256.0 / 160.0) == 10);  // 256 x 160, v
+  CHECK(cache::nvjet_swizzle(132, 256.0 / 128.0) == 11);  // 128 x 256, h
+  CHECK(cache::nvjet_swizzle(132, 320.0 / 128.0) == 13);  // 128 x 320, h
+  CHECK(cache::nvjet_swizzle(1, 2.0) == 1);
+  // A persistent program asks for the rule (swizzle 0) with its written tile's aspect.
+  plan::TileProgram p;
+  p.grid = grid({8, 8});
+  p.schedule = {.persistent = true, .raster = plan::Raster::kM, .swizzle = 0};
+  p.accesses = {{.tensor = "C", .tile_shape = {128, 320}, .write = true}};
+  const auto m = cache::launch_order_spec(p);
+  CHECK(m.swizzle == 0);
+  CHECK(m.tile_aspect == Approx(2.5));
+  p.schedule.raster = plan::Raster::kN;
+  CHECK(cache::launch_order_spec(p).tile_aspect == Approx(0.4));
+}
+
 TEST_CASE("leading grid dims (batch) iterate outermost", "[cache][launch_order]") {
   const auto g = grid({2, 2, 3});  // batch, m, n
   CHECK(cache::ColumnMajorOrder().sequence(g) == std::vector<std::int64_t>{0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11});

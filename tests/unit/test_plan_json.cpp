@@ -321,6 +321,31 @@ TEST_CASE("a plan names the Z-order, on grids of two dims or more", "[plan]") {
   CHECK(contains(errors, "grid.launch_order.kind: z_order order needs at least 2 grid dims, got 1"));
 }
 
+TEST_CASE("a persistent schedule's swizzle parses, round-trips and is checked", "[plan]") {
+  json j = base_plan();
+  j["schedule"] = {{"persistent", true}, {"raster", "n"}, {"swizzle", 0}};
+  auto p = plan::parse_tile_program(j);
+  REQUIRE(p.ok());
+  CHECK(p->schedule.swizzle == 0);
+  CHECK(plan::to_json(p.value())["schedule"]["swizzle"] == 0);
+  j["schedule"].erase("swizzle");
+  CHECK(plan::parse_tile_program(j)->schedule.swizzle == 1);  // a plain raster
+  // A lifted persistent GEMM asks for cuBLAS's rule and keeps it through a plan file.
+  tilesight::kernels::GemmParams g;
+  g.M = g.N = g.K = 4096, g.persistent = true, g.warps = 12;
+  const auto lifted = tilesight::kernels::lift_gemm(g);
+  CHECK(lifted.schedule.swizzle == 0);
+  CHECK(plan::parse_tile_program(plan::to_json(lifted))->schedule.swizzle == 0);
+  j["schedule"]["swizzle"] = -1;
+  INFO(all_text(errors_of(j)));
+  CHECK(errors_of(j).size() == 1);
+  CHECK(errors_of(j).front().path == "schedule.swizzle");
+  json gp = {{"M", 64}, {"N", 64}, {"K", 64}, {"persistent", true}, {"swizzle", -2}};
+  const auto bad = tilesight::kernels::parse_gemm_params(gp);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.errors().front().path == "params.swizzle");
+}
+
 TEST_CASE("to_json writes deps by name and keeps every field", "[plan]") {
   plan::TileProgram p = plan::parse_tile_program(base_plan()).value();
   p.kernel = "gemm";

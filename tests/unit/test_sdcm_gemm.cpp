@@ -47,6 +47,35 @@ TEST_CASE("a plan's Z-order launch is the cache model's Z-order walk", "[cache][
   CHECK(named.l2_hit_rate() != rows.l2_hit_rate());
 }
 
+TEST_CASE("a cluster's TMA multicast is one lookup: its followers' hits are taken out", "[cache][sdcm]") {
+  // 4096^3, 256 x 256 x 64 tiles, persistent, clusters of 2 along M sharing B by multicast.
+  // Tensor-core bound with or without the multicast (so the walk is the same) and in
+  // lockstep: the only difference is the accounting of B. A follower of a leader that hit is a
+  // lookup that hit, one ncu does not see; a follower of a miss merged into its fill.
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  kernels::GemmParams g;
+  g.M = g.N = g.K = 4096, g.block_m = g.block_n = 256, g.block_k = 64, g.stages = 3, g.warps = 12;
+  g.persistent = true, g.cluster_m = 2;
+  const auto clustered = kernels::lift_gemm(g);
+  auto plain = clustered;
+  for (auto& a : plain.actions)
+    if (a.name == "load_b") a.multicast = 1;
+  const cache::SdcmCacheModel sdcm(cache::SdcmOptions{.skew_per_iteration = 0.0});
+  const auto with = sdcm.analyze(clustered, *hw), without = sdcm.analyze(plain, *hw);
+  REQUIRE(with.accesses.size() == 3);
+  const auto& b = with.accesses[1];
+  const auto& b1 = without.accesses[1];
+  REQUIRE(b.tensor == "B");
+  REQUIRE(b1.l2_hit_bytes > 0);
+  CHECK(b.l2_hit_bytes == Approx(b1.l2_hit_bytes / 2));
+  CHECK(b.l2_lookup_bytes == Approx(b1.l2_lookup_bytes - b1.l2_hit_bytes / 2));
+  CHECK(b.dram_bytes == Approx(b1.dram_bytes));
+  // A is not multicast (cluster_n 1): the same.
+  CHECK(with.accesses[0].l2_lookup_bytes == Approx(without.accesses[0].l2_lookup_bytes));
+  CHECK(with.accesses[0].l2_hit_bytes == Approx(without.accesses[0].l2_hit_bytes));
+}
+
 TEST_CASE("inter-SM skew closes the deep-K gap of §5.3", "[cache][sdcm]") {
   // 8192 x 8192 x 28672, 128 x 256 tiles, row-major: the lockstep model predicts about 75%,
   // ncu measures 40.6% (the paper: 82% vs 43%). Tiles that share blocks catch up with each

@@ -14,9 +14,18 @@ LaunchOrderSpec launch_order_spec(const plan::LaunchOrder& order) {
 }
 
 LaunchOrderSpec launch_order_spec(const plan::TileProgram& program) {
-  if (program.schedule.persistent)
-    return {.kind = LaunchOrderSpec::Kind::kPersistent, .raster = program.schedule.raster};
-  return launch_order_spec(program.grid.order);
+  if (!program.schedule.persistent) return launch_order_spec(program.grid.order);
+  LaunchOrderSpec spec{.kind = LaunchOrderSpec::Kind::kPersistent, .raster = program.schedule.raster,
+                       .swizzle = program.schedule.swizzle};
+  // The written tile's last two extents (rows, cols): across the walk over along it.
+  for (const plan::TensorAccess& a : program.accesses) {
+    const auto n = a.tile_shape.size();
+    if (!a.write || n < 2 || a.tile_shape[n - 2] < 1 || a.tile_shape[n - 1] < 1) continue;
+    const double rows = static_cast<double>(a.tile_shape[n - 2]), cols = static_cast<double>(a.tile_shape[n - 1]);
+    spec.tile_aspect = spec.raster == plan::Raster::kM ? cols / rows : rows / cols;
+    break;
+  }
+  return spec;
 }
 
 std::unique_ptr<TileLaunchOrder> make_launch_order(const LaunchOrderSpec& spec) {
@@ -26,7 +35,7 @@ std::unique_ptr<TileLaunchOrder> make_launch_order(const LaunchOrderSpec& spec) 
     case K::kColumnMajor: return std::make_unique<ColumnMajorOrder>();
     case K::kGrouped: return std::make_unique<GroupedOrder>(spec.group_m);
     case K::kZOrder: return std::make_unique<ZOrder>();
-    case K::kPersistent: return std::make_unique<PersistentOrder>(spec.raster, spec.ctas);
+    case K::kPersistent: return std::make_unique<PersistentOrder>(spec.raster, spec.ctas, spec.swizzle);
   }
   return std::make_unique<RowMajorOrder>();
 }

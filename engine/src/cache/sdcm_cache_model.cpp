@@ -114,6 +114,15 @@ struct LoopPace {
   double resident = 1;     // tiles an SM runs at once
 };
 
+// The CTAs of a cluster that share one TMA multicast of the tensor's loads (1: none): each
+// SM's path from L2 carries its share.
+double multicast_of(const plan::TileProgram& p, const std::string& tensor) {
+  double m = 1;
+  for (const auto& a : p.actions)
+    if (a.op == plan::OpKind::kLoad && !a.operands.empty() && a.operands.front() == tensor) m = std::max(m, a.multicast);
+  return m;
+}
+
 LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const std::vector<AccessPlan>& plans,
                    double resident, double steps) {
   LoopPace pace;
@@ -126,7 +135,7 @@ LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
   }
   for (const AccessPlan& ap : plans) {
     if (ap.access->write) continue;
-    const double bytes = ap.request_bytes * ap.executions;
+    const double bytes = ap.request_bytes * ap.executions / multicast_of(p, ap.access->tensor);
     load_bytes += bytes;
     const plan::Loop* loop = p.find_loop(ap.access->loop);
     const auto ahead = static_cast<double>(loop ? std::max<std::int64_t>(1, loop->stages - 1) : 1);
@@ -239,7 +248,12 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   return shape;
 }
 
-AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, const Levels& lv, double tiles) {
+// A TMA multicast (`multicast` CTAs of a cluster) asks L2 once for the whole cluster; the stream
+// walks every CTA's request, its followers' right after the leader's. Where the leader missed,
+// they merged into its fill (no lookup); where it hit, they are lookups that hit, which ncu's
+// lts__t_sectors does not see: taken out, (m - 1) / m of the hits.
+AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, const Levels& lv, double tiles,
+                             double multicast) {
   AccessTraffic at{.tensor = ap.access->tensor, .write = ap.access->write, .revisit = ap.access->revisit > 0};
   at.requested_bytes = tiles * ap.executions * ap.request_bytes;
   if (ap.access->write) {  // a store allocates in L2: a hit, written back once (first_touch.cpp)
@@ -255,6 +269,11 @@ AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, cons
     at.dram_bytes = sums.dram;
     at.l2_lookup_bytes = sums.near_lookups + sums.far_lookups;
     at.l2_hit_bytes = sums.near_hits + sums.far_hits;
+    if (multicast > 1) {
+      const double followers = at.l2_hit_bytes * (1 - 1 / multicast);
+      at.l2_lookup_bytes -= followers;
+      at.l2_hit_bytes = std::max(0.0, at.l2_hit_bytes - followers);
+    }
     at.l2_far_lookup_bytes = sums.far_lookups;
     at.l2_far_hit_bytes = sums.far_hits;
     at.l2_pending_bytes = sums.pending;
@@ -302,6 +321,10 @@ Prepared prepare(const plan::TileProgram& program, const hw::HardwareSpec& hw, c
              .lv = detail::levels_of(hw), .shape = {}};
   p.order = make_launch_order(p.spec);
   p.shape = stream_shape(program, hw, *p.order, p.plans, p.lv, options);
+  if (p.spec.kind == LaunchOrderSpec::Kind::kPersistent && p.spec.swizzle == 0) {
+    p.spec.swizzle = nvjet_swizzle(p.shape.slots, p.spec.tile_aspect);
+    p.order = make_launch_order(p.spec);
+  }
   assign_groups(p.shape, hw, p.lv);
   return p;
 }
@@ -314,7 +337,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
                      double sm_count) {
   detail::MemoKey k;
   k.add(static_cast<std::int64_t>(p.spec.kind)).add(p.spec.group_m).add(static_cast<std::int64_t>(p.spec.raster));
-  k.add(p.spec.ctas).add(static_cast<std::int64_t>(program.grid.dims.size()));
+  k.add(p.spec.ctas).add(p.spec.swizzle).add(static_cast<std::int64_t>(program.grid.dims.size()));
   for (const auto& d : program.grid.dims) k.add(d.name).add(d.extent);
   for (const AccessPlan& ap : p.plans) {
     k.add(ap.access->tensor).add(ap.access->write).add(static_cast<std::int64_t>(ap.access->reuse_dims.size()));
@@ -394,7 +417,8 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   walk_touches(tiles_in, p, options, ctx, input, wave, t);
   CacheTraffic traffic{.model = std::move(name), .accesses = {}, .tile_maps = {}};
   for (std::size_t a = 0; a < p.plans.size(); ++a)
-    traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles)));
+    traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles),
+                                              multicast_of(program, p.plans[a].access->tensor)));
   if (maps) detail::add_maps(traffic, t, p.plans, seq, waves, p.lv.l15);
   return traffic;
 }

@@ -28,6 +28,7 @@ void read_schedule(FieldReader& f, GemmParams& p, Errors& errors) {
   p.cluster_m = f.integer("cluster_m", 1, 16, 1).value_or(1);
   p.cluster_n = f.integer("cluster_n", 1, 16, 1).value_or(1);
   p.split_k = f.integer("split_k", 1, 1024, 1).value_or(1);
+  p.swizzle = f.integer("swizzle", 0, kMaxDim, 0).value_or(0);
   if (auto r = f.string("raster", "m")) {
     if (*r == "m" || *r == "n") p.raster = *r;
     else errors.push_back({f.field_path("raster"), "unknown raster \"" + *r + "\"; known: m, n"});
@@ -49,7 +50,7 @@ Result<GemmParams> parse_gemm_params(const nlohmann::json& params, const std::st
   FieldReader f{params, path, errors};
   f.reject_unknown({"M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps",
                     "dtype", "layout", "batch", "persistent", "cluster_m", "cluster_n", "raster",
-                    "schedule", "split_k", "registers", "spills", "lda", "ldb"});
+                    "schedule", "split_k", "swizzle", "registers", "spills", "lda", "ldb"});
   GemmParams p;
   p.M = f.integer("M", 1, kMaxDim).value_or(0);
   p.N = f.integer("N", 1, kMaxDim).value_or(0);
@@ -242,7 +243,7 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
   prog.grid.dims.push_back({"n", ceil_div(p.N, p.block_n)});
   prog.grid.order = p.group_m > 1 ? LaunchOrder{LaunchOrderKind::kGrouped, p.group_m} : LaunchOrder{};
   prog.schedule = {.persistent = p.persistent, .epilogue_overlap = p.persistent && p.schedule == "pingpong",
-                   .raster = p.raster == "n" ? Raster::kN : Raster::kM};
+                   .raster = p.raster == "n" ? Raster::kN : Raster::kM, .swizzle = p.swizzle};
   // A tiles are reused across the N tiles of a row, B tiles across the M tiles of a column (eq. 6).
   auto tile = [&](std::int64_t r, std::int64_t c) {
     auto t = shape(r, c);

@@ -311,7 +311,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
 
 TileSchedule parse_schedule(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"persistent", "epilogue_overlap", "dynamic", "head_per_tile", "raster"});
+  r.reject_unknown({"persistent", "epilogue_overlap", "dynamic", "head_per_tile", "raster", "swizzle"});
   TileSchedule s;
   s.persistent = r.boolean("persistent", false).value_or(false);
   s.epilogue_overlap = r.boolean("epilogue_overlap", false).value_or(false);
@@ -320,6 +320,7 @@ TileSchedule parse_schedule(const json& obj, const std::string& path, Errors& er
   const std::string raster = r.string("raster", "m").value_or("m");
   if (raster == "n") s.raster = Raster::kN;
   else if (raster != "m") errors.push_back({r.field_path("raster"), "unknown raster \"" + raster + "\"; known: m, n"});
+  s.swizzle = r.integer("swizzle", 0, kMaxExtent, 1).value_or(1);
   return s;
 }
 
@@ -402,7 +403,8 @@ json to_json(const TileProgram& p) {
                      {"epilogue_overlap", p.schedule.epilogue_overlap},
                      {"dynamic", p.schedule.dynamic},
                      {"head_per_tile", p.schedule.head_per_tile},
-                     {"raster", p.schedule.raster == Raster::kN ? "n" : "m"}};
+                     {"raster", p.schedule.raster == Raster::kN ? "n" : "m"},
+                     {"swizzle", p.schedule.swizzle}};
   if (p.launches != 1) j["launches"] = p.launches;
   return j;
 }

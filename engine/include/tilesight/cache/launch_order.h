@@ -29,7 +29,20 @@ struct LaunchOrderSpec {
   std::int64_t group_m = 1;     // kGrouped
   plan::Raster raster = plan::Raster::kM;  // kPersistent
   std::int64_t ctas = 0;        // kPersistent: CTAs striding over the tiles; 0 = one per slot
+  // kPersistent: tiles across a group of the raster (plan::TileSchedule::swizzle); 1 = none,
+  // 0 = the rule of nvjet_swizzle, resolved by the cache model once it knows the CTAs.
+  std::int64_t swizzle = 1;
+  double tile_aspect = 1;       // kPersistent, swizzle 0: a tile's extent across the walk / along it
 };
+
+// cuBLAS's nvjet kernels walk their tiles in groups of g tiles across the raster, down the
+// raster inside a group, each group the other way from the last (serpentine). Measured
+// (hw_profiles/calibrate/cublas_order.py, h200/cublas_order.csv.gz: ten kernels of six tile
+// shapes, 2-CTA clusters): g = round(sqrt(ctas / 2 x aspect)), aspect the tile's extent
+// across the walk over its extent along it: 132 CTAs give 8 for 192 x 192 tiles, 9 for
+// 128 x 144 walking M, 10 for 256 x 160 walking N, 11 for 128 x 256 and 13 for 128 x 320
+// walking M, as measured.
+std::int64_t nvjet_swizzle(std::int64_t ctas, double tile_aspect);
 
 LaunchOrderSpec launch_order_spec(const plan::LaunchOrder& order);
 // The program's order: a persistent schedule (plan::TileSchedule) walks its raster with one
@@ -96,12 +109,17 @@ class ZOrder final : public TileLaunchOrder {
 };
 
 // A fixed number of resident CTAs, CTA c taking tiles c, c + ctas, c + 2 ctas, ... of a
-// raster walk along M or N: tiles start in raster order, `ctas` at a time.
+// raster walk along M or N: tiles start in raster order, `ctas` at a time. With a swizzle
+// g > 1 the walk goes down the raster in groups of g tiles across it (raster m: g columns,
+// row by row down M), every other group upwards (nvjet_swizzle).
 class PersistentOrder final : public TileLaunchOrder {
  public:
-  PersistentOrder(plan::Raster raster, std::int64_t ctas) : raster_(raster), ctas_(ctas < 0 ? 0 : ctas) {}
+  PersistentOrder(plan::Raster raster, std::int64_t ctas, std::int64_t swizzle = 1)
+      : raster_(raster), ctas_(ctas < 0 ? 0 : ctas), swizzle_(swizzle < 1 ? 1 : swizzle) {}
   std::string name() const override {
-    return raster_ == plan::Raster::kM ? "persistent(raster m)" : "persistent(raster n)";
+    std::string n = raster_ == plan::Raster::kM ? "persistent(raster m" : "persistent(raster n";
+    if (swizzle_ > 1) n += ", swizzle " + std::to_string(swizzle_);
+    return n + ")";
   }
   std::vector<std::int64_t> sequence(const plan::TileGrid& grid) const override;
   void coordinates(const plan::TileGrid& grid, std::int64_t first, std::int64_t count, TileCoord* out) const override;
@@ -111,6 +129,7 @@ class PersistentOrder final : public TileLaunchOrder {
  private:
   plan::Raster raster_;
   std::int64_t ctas_;
+  std::int64_t swizzle_;
 };
 
 namespace detail {

@@ -38,6 +38,9 @@ struct GemmParams {
   std::string raster = "m";             // m: consecutive tiles walk down M; n: along N
   std::string schedule = "cooperative"; // cooperative | pingpong
   std::int64_t split_k = 1;             // K split over blocks, partials reduced by a 2nd kernel
+  // Tiles across a group of the raster, the groups walked serpentine; 0: cuBLAS's rule
+  // (cache::nvjet_swizzle), 1: a plain raster.
+  std::int64_t swizzle = 0;
   // Registers per thread the compiler reported (Triton's n_regs, ptxas -v); 0: estimate them.
   // Occupancy follows them; the estimate still decides what spills.
   std::int64_t registers = 0;

@@ -221,6 +221,10 @@ struct TileSchedule {
   // loop, cudnn_sdpa_sass_d64.csv), not only the first.
   bool head_per_tile = false;
   Raster raster = Raster::kM;  // persistent: consecutive tiles walk down M (kM) or along N
+  // persistent: tiles across a group of the raster, the groups walked serpentine (cuBLAS's
+  // nvjet kernels, cache::nvjet_swizzle); 1: a plain raster; 0: that rule, from the written
+  // tile's shape and the CTAs resident.
+  std::int64_t swizzle = 1;
 };
 
 struct BlockResources {
