@@ -21,7 +21,7 @@ CSV (cublas_order.csv.gz): case, set, dtype, M, N, K, carveout, kernel, grid, ti
      t_ns from the spy's first stamp, -1 if never seen)
 Summary (cublas_order_cases.csv): one row per case: kernels with and without the carve-out,
      tiles seen, spy SMs, the spy's scan time, the call's span.
-Usage: python3 cublas_order.py --out DIR [--carveout 4]
+Usage: python3 cublas_order.py --out DIR [--carveout 4] [--set extra]
        python3 cublas_order.py --check h200/cublas_order.csv.gz   (no GPU): per call without the
               carve-out, the share of tiles whose measured wave (rank of its stamp over the 124
               CTAs that ran together) is the wave of the rule's order (the cache model's
@@ -71,6 +71,23 @@ CASES = [
     ("linear", "bf16", 8192, 28672, 8192),
     ("matmul", "fp8", 8192, 8192, 8192),
     ("matmul", "fp8", 4096, 28672, 8192),
+]
+# --set extra: shapes outside the cuBLAS corpus, to check the rule on kernels it was not read from
+EXTRA = [
+    ("matmul", "bf16", 6144, 6144, 6144),
+    ("matmul", "bf16", 5120, 13824, 5120),
+    ("matmul", "bf16", 12288, 4096, 4096),
+    ("matmul", "bf16", 3072, 24576, 1536),
+    ("matmul", "bf16", 16384, 1024, 4096),
+    ("matmul", "bf16", 1536, 12288, 6144),
+    ("matmul", "bf16", 10240, 10240, 2048),
+    ("matmul", "fp16", 6144, 16384, 4096),
+    ("linear", "bf16", 512, 28672, 8192),
+    ("linear", "bf16", 2048, 11008, 4096),
+    ("linear", "bf16", 4096, 5120, 13824),
+    ("linear", "fp16", 8192, 3072, 12288),
+    ("matmul", "fp8", 6144, 6144, 6144),
+    ("matmul", "fp8", 2048, 16384, 8192),
 ]
 SENT = -1  # 0xFFFF as int16: a bf16 NaN
 
@@ -246,6 +263,9 @@ def main():
     ap.add_argument("--nprog", type=int, default=4, help="spy programs (one warp each)")
     ap.add_argument("--deadline-ms", type=float, default=60.0)
     ap.add_argument("--only", type=int, default=0, help="first N cases only")
+    ap.add_argument("--set", choices=["corpus", "extra"], default="corpus",
+                    help="corpus: the cuBLAS corpus's calls the model missed most (cublas_order.csv.gz); "
+                         "extra: shapes outside it (cublas_order_extra.csv.gz)")
     args = ap.parse_args()
     if args.check:
         check(args.check)
@@ -254,13 +274,15 @@ def main():
         ap.error("--out DIR or --check CSV")
     os.makedirs(args.out, exist_ok=True)
     print("carve-out entry points:", [n for n in dir(torch._C) if "carveout" in n.lower()], flush=True)
-    cases = CASES[: args.only] if args.only else CASES
+    chosen = EXTRA if args.set == "extra" else CASES
+    cases = chosen[: args.only] if args.only else chosen
+    stem = "cublas_order_extra" if args.set == "extra" else "cublas_order"
     head = header_lines("cublas_order.py")
     summ_cols = ["set", "dtype", "M", "N", "K", "carveout", "carveout_api", "kernel_plain", "grid_plain",
                  "kernel", "grid", "kernel_us", "host_ms", "same_buffer", "tile_m", "tile_n", "tiles",
                  "seen", "spy_sms", "spy_span_us", "scan_us", "first_seen_us", "last_seen_us"]
-    with open(os.path.join(args.out, "cublas_order_cases.csv"), "w", newline="") as fs, \
-            gzip.open(os.path.join(args.out, "cublas_order.csv.gz"), "wt", newline="") as ft:
+    with open(os.path.join(args.out, stem + "_cases.csv"), "w", newline="") as fs, \
+            gzip.open(os.path.join(args.out, stem + ".csv.gz"), "wt", newline="") as ft:
         fs.write(head)
         ft.write(head)
         ws = csv.DictWriter(fs, fieldnames=summ_cols, extrasaction="ignore")
