@@ -198,7 +198,11 @@ void fill_cache(report::Prediction& pred, const plan::TileProgram& p, const cach
     pred.tensors.push_back({.tensor = a.tensor, .requested_bytes = a.requested_bytes,
                             .dram_bytes = a.dram_bytes,
                             .l2_hit_rate = lookups > 0 ? a.l2_hit_bytes / lookups : 0,
-                            .l2_merged_bytes = a.l2_merged_bytes});
+                            .l2_merged_bytes = a.l2_merged_bytes,
+                            .l2_lookup_bytes = lookups,
+                            .l2_hit_bytes = a.l2_hit_bytes,
+                            .l2_far_lookup_bytes = a.l2_far_lookup_bytes,
+                            .l2_far_hit_bytes = a.l2_far_hit_bytes});
   }
   for (const auto& m : t.tile_maps) pred.hit_rate_maps.push_back(hit_rate_map(p.grid, m));
 }

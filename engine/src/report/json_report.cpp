@@ -53,7 +53,9 @@ nlohmann::json tensors_json(const Prediction& p) {
   for (const auto& t : p.tensors)
     arr.push_back({{"tensor", t.tensor}, {"requested_bytes", r6(t.requested_bytes)},
                    {"dram_bytes", r6(t.dram_bytes)}, {"l2_hit_rate", r6(t.l2_hit_rate)},
-                   {"l2_merged_bytes", r6(t.l2_merged_bytes)}});
+                   {"l2_merged_bytes", r6(t.l2_merged_bytes)}, {"l2_lookup_bytes", r6(t.l2_lookup_bytes)},
+                   {"l2_hit_bytes", r6(t.l2_hit_bytes)}, {"l2_far_lookup_bytes", r6(t.l2_far_lookup_bytes)},
+                   {"l2_far_hit_bytes", r6(t.l2_far_hit_bytes)}});
   return arr;
 }
 

@@ -70,6 +70,11 @@ struct TensorTraffic {
   double dram_bytes = 0;
   double l2_hit_rate = 0;
   double l2_merged_bytes = 0;  // of the requested: merged with another SM's request before L2
+  // L2 sector lookups and their hits in bytes, both partitions (ncu's lts__t_sectors x 32), and
+  // of them the second lookups in a line's home partition after a near miss (ncu's
+  // lts__t_sectors_srcunit_ltcfabric; the rest are the SMs' own, srcunit_tex).
+  double l2_lookup_bytes = 0, l2_hit_bytes = 0;
+  double l2_far_lookup_bytes = 0, l2_far_hit_bytes = 0;
 };
 
 // Predicted hit rate per tile of the grid (the GUI's cache heatmap): rows x cols over the
