@@ -208,6 +208,33 @@ TEST_CASE("a compiler-pipelined K loop pays the measured round trip per stage pl
   CHECK(two.envelope.steady == Approx(206.0e-9).epsilon(1e-3));
 }
 
+TEST_CASE("a row shorter than the tile is asked for again, filled at half the rate", "[gemm][model]") {
+  // N = 16 under BLOCK_N 64: each 32-byte row of B comes back four times in the tile (Triton
+  // wraps its columns), each copy a run of 32 bytes; rows of 16 or more columns of a tile no
+  // wider than the tensor are long runs.
+  auto p = gemm(4096, 16, 4096);
+  p.block_m = 64, p.block_n = 64, p.block_k = 32, p.stages = 2, p.warps = 4;
+  auto prog = kernels::lift_gemm(p);
+  CHECK(prog.actions[1].dram_run_bytes == 32);
+  auto narrow = p;
+  narrow.block_n = 16;
+  CHECK(kernels::lift_gemm(narrow).actions[1].dram_run_bytes == 0);
+  // Runs under half a line copy at half the rate (l2_requests.csv: 33-37 GB/s an SM against
+  // 65-76): the stage's 4096 bytes of B fill as 8192, 4096 / 198 GB/s = 20.69 ns more an
+  // iteration than the same loop with long runs.
+  auto hw = h200_like();
+  hw.pipeline_round_trip_ns = 654;
+  hw.smem_fill_bandwidth_per_sm = 198e9;
+  const auto traffic = cache::FirstTouchCacheModel().analyze(prog, hw);
+  model::LoopContext ctx{.program = prog, .hw = hw, .traffic = traffic, .rates = model::sm_rates(hw, 132, 1.0)};
+  const auto wrapped = model::analyze_loop(prog.loops[0], 1, ctx);
+  auto long_runs = prog;
+  long_runs.actions[1].dram_run_bytes = 0;
+  model::LoopContext ctx_long{.program = long_runs, .hw = hw, .traffic = traffic, .rates = model::sm_rates(hw, 132, 1.0)};
+  const auto plain = model::analyze_loop(long_runs.loops[0], 1, ctx_long);
+  CHECK(wrapped.envelope.steady - plain.envelope.steady == Approx(20.69e-9).epsilon(1e-3));
+}
+
 TEST_CASE("a K-contiguous operand read 64 bytes a row takes longer of the DRAM", "[gemm][model]") {
   // Row-major A (M x K) with BLOCK_K 32 bf16: each row gives 64 contiguous bytes an iteration,
   // half an L2 line; B row-major (K x N) is N-contiguous: the tiles side by side cover its

@@ -201,9 +201,14 @@ double gemm_mma_smem_bytes(const GemmParams& p, double a_bytes, double b_bytes) 
 // An operand stored K-contiguous (A row-major, B transposed) gives each row's reads of an
 // iteration BLOCK_K elements in a run, and the tiles in flight read the same columns of other
 // rows: runs of BLOCK_K x dtype bytes (dram_locality.csv). Stored the other way, the tiles
-// side by side cover whole rows together (0: long runs).
-double gemm_dram_run_bytes(const GemmParams& p, bool k_contiguous) {
-  if (!k_contiguous || p.K <= p.block_k) return 0;
+// side by side cover whole rows together (0: long runs), unless a row is shorter than the tile
+// (N = 16 under BLOCK_N 64-256): the tile then asks for the row again and again (Triton wraps
+// its columns), each copy a run of the row's bytes. 4096 x 16 x 4096 (triton_gemm.csv): 0.60
+// us an iteration with 64 x 128 x 64 tiles, 0.97 with 64 x 256 x 64, where 512 and 1024
+// requests of 32 bytes at l2.requests_per_s take 0.46 and 0.92.
+double gemm_dram_run_bytes(const GemmParams& p, bool k_contiguous, std::int64_t extent, std::int64_t block) {
+  if (!k_contiguous) return extent < block ? static_cast<double>(extent) * dtype_bytes(p.dtype) : 0.0;
+  if (p.K <= p.block_k) return 0;
   return static_cast<double>(p.block_k) * dtype_bytes(p.dtype);
 }
 
@@ -279,7 +284,7 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
        .l1_tile_sectors = a_l1, .l1_window_bytes = a_rows ? gemm_l1_window_bytes(p.block_k) : 0.0,
        .l1_displacing_sectors = a_rows ? b_copied : 0.0,
        .l1_beside_bytes = a_rows ? b_copied * 32.0 + mma_smem : 0.0,
-       .dram_run_bytes = gemm_dram_run_bytes(p, !ta), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .dram_run_bytes = gemm_dram_run_bytes(p, !ta, p.M, p.block_m), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "load_b", .op = OpKind::kLoad, .operands = {"B"}, .bytes = b_bytes,
        .multicast = static_cast<double>(p.cluster_m), .via_registers = gemm_b_via_registers(p),
        .lane_sectors = gemm_b_via_registers(p) ? gemm_lane_sectors(b_lanes) : 0.0,
@@ -287,7 +292,7 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
        .l1_tile_sectors = b_l1, .l1_window_bytes = b_rows ? gemm_l1_window_bytes(p.block_k) : 0.0,
        .l1_displacing_sectors = b_rows ? a_copied : 0.0,
        .l1_beside_bytes = b_rows && !a_rows ? a_copied * 32.0 + mma_smem : 0.0,
-       .dram_run_bytes = gemm_dram_run_bytes(p, tb), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
+       .dram_run_bytes = gemm_dram_run_bytes(p, tb, p.N, p.block_n), .result_level = Placement::kSmem, .loop = "k", .dtype = p.dtype},
       {.name = "mma", .op = tensor_core ? OpKind::kMmaTc : OpKind::kMmaCuda, .operands = {"A", "B"},
        .flops = 2.0 * c_tile * static_cast<double>(p.block_k),
        .bytes = mma_smem,

@@ -191,6 +191,16 @@ struct PipelineLaw {
   double stage_fill = 0;  // s: of that, the prefetched loads' (a stage the prologue copies)
   double dram = 0;        // s of the SM's DRAM share per iteration of one tile
 };
+// What a load's copies cost the SM's fill path, in bytes at its rate: runs shorter than half a
+// line go at one request each, so at (half a line / run) of the rate (l2_requests.csv: rows of
+// 32 bytes copy at 33-37 GB/s an SM, rows of 64 bytes and more at 65-76). A tile wider than a
+// short row asks for it again in such runs (gemm_dram_run_bytes: N = 16 under BLOCK_N 64-256).
+double fill_bytes(const plan::TileAction& a, const hw::HardwareSpec& hw) {
+  const double half_line = hw.l2.line_bytes / 2;
+  if (a.dram_run_bytes > 0 && a.dram_run_bytes < half_line) return a.bytes * half_line / a.dram_run_bytes;
+  return a.bytes;
+}
+
 PipelineLaw pipeline_law(const plan::Loop& loop, const std::vector<BodyItem>& items, const LoopContext& ctx) {
   const auto& hw = ctx.hw;
   if (loop.stages < 2 || hw.pipeline_round_trip_ns <= 0 || hw.smem_fill_bandwidth_per_sm <= 0) return {};
@@ -199,7 +209,7 @@ PipelineLaw pipeline_law(const plan::Loop& loop, const std::vector<BodyItem>& it
   for (const auto& it : items) {
     if (!it.is_load) continue;
     latency = std::max(latency, it.latency);
-    for (auto a : it.action_indices) (it.prefetched ? stage : bytes) += ctx.program.actions[a].bytes;
+    for (auto a : it.action_indices) (it.prefetched ? stage : bytes) += fill_bytes(ctx.program.actions[a], hw);
   }
   if (stage <= 0) return {};
   bytes += stage;
