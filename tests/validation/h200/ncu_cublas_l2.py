@@ -24,15 +24,13 @@ dram_read_bytes, dram_write_bytes, duration_ns (sum over the call's kernels).
 import argparse
 import csv
 import os
-import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "hw_profiles", "calibrate"))
 
-from ncu_run import parse_ncu  # noqa: E402
+from ncu_run import num, profile_marked  # noqa: E402
 
 METRICS = ["lts__t_sectors.sum", "lts__t_sectors_lookup_hit.sum",
            "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
@@ -80,34 +78,11 @@ def target():
     torch.cuda.synchronize()
 
 
-def num(d, k):
-    v = d.get(k)
-    return v if isinstance(v, float) else 0.0
-
-
 def run(args):
     from envinfo import header_lines
     os.makedirs(args.out, exist_ok=True)
     raw = os.path.join(args.out, "ncu_cublas_l2_raw.csv")
-    ncu = os.environ.get("NCU", "ncu")
-    cmd = [ncu, "--clock-control", "none", "--kernel-name", KERNELS, "--csv", "--page", "raw",
-           "--print-units", "base", "--log-file", raw, "--metrics", ",".join(METRICS),
-           sys.executable, os.path.abspath(__file__), "target"]
-    print(" ".join(cmd), flush=True)
-    t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-    print(p.stdout[-2000:], p.stderr[-2000:], f"ncu rc={p.returncode} in {time.time() - t0:.1f} s", flush=True)
-    ok = {int(ln.split()[1]) for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")}
-    rows = parse_ncu(open(raw).read()) if os.path.exists(raw) else []
-    # Split ncu's rows at the markers: the i-th marker opens case i.
-    calls, cur = [], None
-    for r in rows:
-        if "ncu_case_marker" in str(r.get("Kernel Name", "")):
-            if cur is not None:
-                calls.append(cur)
-            cur = []
-        elif cur is not None:
-            cur.append(r)
+    ok, calls, cmd = profile_marked(__file__, METRICS, KERNELS, raw, args.timeout)
     all_cases = cases()
     path = os.path.join(args.out, "l2_hit_cublas.csv")
     with open(path, "w", newline="") as f:

@@ -26,13 +26,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "hw_profiles", "calibrate"))
 
-from ncu_run import parse_ncu  # noqa: E402
+from ncu_run import num, profile_marked  # noqa: E402
 
 METRICS = ["lts__t_sectors.sum", "lts__t_sectors_lookup_hit.sum",
            "lts__t_sectors_srcunit_tex.sum", "lts__t_sectors_srcunit_tex_lookup_hit.sum",
@@ -109,43 +108,14 @@ def target():
     torch.cuda.synchronize()
 
 
-def num(d, k):
-    v = d.get(k)
-    return v if isinstance(v, float) else 0.0
-
-
 def run(args):
     from envinfo import header_lines
     os.makedirs(args.out, exist_ok=True)
     raw = os.path.join(args.out, "ncu_fabric_raw.csv")
-    ncu = os.environ.get("NCU", "ncu")
-    cmd = [ncu, "--clock-control", "none", "--kernel-name", KERNELS, "--csv", "--page", "raw",
-           "--print-units", "base", "--log-file", raw, "--metrics", ",".join(METRICS),
-           sys.executable, os.path.abspath(__file__), "target"]
-    print(" ".join(cmd), flush=True)
-    t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-    print(p.stdout[-1500:], p.stderr[-1500:], f"ncu rc={p.returncode} in {time.time() - t0:.1f} s", flush=True)
-    ok = {int(ln.split()[1]) for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")}
-    rows = parse_ncu(open(raw).read()) if os.path.exists(raw) else []
-    # The kernels after the i-th marker and before the next belong to case i; the warm-up
-    # call before each marker belongs to the case before it: keep only the first call after
-    # a marker (a split-K reduction follows its GEMM at once).
-    calls, cur = [], None
-    for r in rows:
-        name = str(r.get("Kernel Name", ""))
-        if "ncu_case_marker" in name:
-            if cur is not None:
-                calls.append(cur)
-            cur = []
-        elif cur is not None:
-            cur.append(r)
+    # The warm-up call before each marker lands after the previous case's call: each case
+    # keeps its first kernel (and a split-K reduction right after it).
+    ok, calls, cmd = profile_marked(__file__, METRICS, KERNELS, raw, args.timeout)
     cases = [("triton", c) for c in TRITON] + [("cublas", c) for c in CUBLAS]
-    sums = ["lts__t_sectors.sum", "lts__t_sectors_lookup_hit.sum", "lts__t_sectors_srcunit_tex.sum",
-            "lts__t_sectors_srcunit_tex_lookup_hit.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
-            "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
-            "lts__t_sectors_srcunit_ltcfabric_lookup_hit.sum", "lts__t_sectors_srcunit_ltcfabric_lookup_miss.sum",
-            "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
     path = os.path.join(args.out, "ncu_fabric.csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("tests/validation/h200/ncu_fabric.py", {
@@ -168,7 +138,7 @@ def run(args):
                 params = {"set": c[0], "dtype": c[1], "M": c[2], "N": c[3], "K": c[4]}
             w.writerow([kind, json.dumps(params, separators=(",", ":")),
                         "|".join(str(k.get("Kernel Name", "")).split("(")[0] for k in keep), len(keep)] +
-                       [f"{sum(num(k, m) for k in keep):.0f}" for m in sums])
+                       [f"{sum(num(k, m) for k in keep):.0f}" for m in METRICS])
     print(f"wrote {path}: {len(calls)} calls of {len(cases)}", flush=True)
 
 

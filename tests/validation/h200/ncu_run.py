@@ -2,7 +2,8 @@
 Compute (one profiled launch per case, in the order the script prints CASE_OK lines), read
 ncu's raw CSV, and read the blocked layouts of a TTGIR's operations.
 
-Used by ncu_wrapped.py, ncu_hot_columns.py and hw_profiles/calibrate/staged_l1.py.
+Used by ncu_wrapped.py, ncu_hot_columns.py and hw_profiles/calibrate/staged_l1.py; profile_marked
+by ncu_cublas_l2.py and ncu_fabric.py (cases split by a marker kernel).
 """
 import csv
 import io
@@ -10,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 SCALE = {"byte": 1, "kbyte": 1e3, "mbyte": 1e6, "nsecond": 1, "usecond": 1e3, "msecond": 1e6}
 
@@ -48,6 +50,38 @@ def profile_cases(script, metrics, raw, timeout, fields=10, extra=()):
     ok = [ln.split()[1:1 + fields] for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")]
     rows = parse_ncu(open(raw).read()) if os.path.exists(raw) else []
     return ok, rows
+
+
+def profile_marked(script, metrics, kernels, raw, timeout):
+    """Runs `python3 script target` under ncu (kernels: ncu's --kernel-name, which must match
+    the script's `ncu_case_marker` kernel too) and returns (the case indices the script printed
+    CASE_OK for, ncu's rows split at the markers: the kernels after the i-th marker and before
+    the next belong to case i), and the ncu command."""
+    ncu = os.environ.get("NCU", "ncu")
+    cmd = [ncu, "--clock-control", "none", "--kernel-name", kernels, "--csv", "--page", "raw",
+           "--print-units", "base", "--log-file", raw, "--metrics", ",".join(metrics),
+           sys.executable, os.path.abspath(script), "target"]
+    print(" ".join(cmd), flush=True)
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    print(p.stdout[-2000:], p.stderr[-2000:], f"ncu rc={p.returncode} in {time.time() - t0:.1f} s", flush=True)
+    ok = {int(ln.split()[1]) for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")}
+    rows = parse_ncu(open(raw).read()) if os.path.exists(raw) else []
+    calls, cur = [], None
+    for r in rows:
+        if "ncu_case_marker" in str(r.get("Kernel Name", "")):
+            if cur is not None:
+                calls.append(cur)
+            cur = []
+        elif cur is not None:
+            cur.append(r)
+    return ok, calls, cmd
+
+
+def num(d, k):
+    """A metric of one ncu row, 0 where ncu gave none."""
+    v = d.get(k)
+    return v if isinstance(v, float) else 0.0
 
 
 LAYOUT = re.compile(r"^(#[\w]+) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\], threadsPerWarp = "
