@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "line_probe.cuh"
 #include "sm_clock.cuh"
 
 namespace {
@@ -38,16 +39,6 @@ __global__ void where(int* out, unsigned long long spin_ns) {
   const unsigned long long t0 = gtimer();
   while (gtimer() - t0 < spin_ns) {
   }
-}
-
-__global__ void flush(const uint4* buf, std::size_t n, uint4* sink) {
-  uint4 acc = {0, 0, 0, 0};
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const uint4 v = __ldcg(buf + i);
-    acc.x ^= v.x;
-    acc.y ^= v.y;
-  }
-  if (acc.x == 0x12345678u) sink[0] = acc;  // never true: keeps the loads
 }
 
 // One CTA an SM (its shared memory allows no more): the CTA on SM `filler` (if >= 0) reads every
@@ -69,14 +60,7 @@ __global__ void probe(const uint32_t* buf, const uint32_t* offs, int filler, int
   while (gtimer() - t0 < pause_ns) {
   }
   if (static_cast<int>(sm) != target) return;
-  uint32_t v = 0;
-  for (int i = 0; i < kLines; ++i) {
-    const long long c0 = clock64();
-    v = __ldcg(buf + s_offs[i] + (v & 1u));  // buffer is zero: v & 1 = 0, but the load waits for the last
-    s_val[i] = v;                           // waits for the load
-    const long long c1 = clock64();
-    s_lat[i] = static_cast<uint32_t>(c1 - c0);
-  }
+  time_first_reads(buf, s_offs, kLines, s_lat, s_val);
   for (int i = 0; i < kLines; ++i) lat[i] = s_lat[i] + (s_val[i] & 0x80000000u);  // values are 0
 }
 

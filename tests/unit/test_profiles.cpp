@@ -157,6 +157,9 @@ TEST_CASE("the H200 profile: measured on the H200 (hw_profiles/calibrate/h200/)"
   CHECK(h200->sm_count == 132);
   CHECK(h200->l2.bytes == 56e6);  // bw_sweep.csv: bandwidth falls past 56 MB of the 60 MiB
   CHECK(h200->l2.partitions == 2);
+  // l2_retention.cu: a partition loses a line after 29.1 MiB of its stream (SDCM, A = 16).
+  CHECK(h200->l2.partition_bytes == 30.5e6);
+  CHECK(h200->sources.at("l2.partition_bytes").find("l2_retention.cu") != std::string::npos);
   CHECK_FALSE(h200->has_l15());
   CHECK_FALSE(h200->has_tmem());
   // tc_ramp.csv: the cuBLAS probe reaches 816 TFLOP/s with the tensor cores 96% busy.
@@ -270,6 +273,16 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     CHECK(tilesight::hw::parse_profile(hit_merge).value().l2.hit_merge_ns == 34);
     hit_merge["l2"].erase("hit_merge_ns");
     CHECK(tilesight::hw::parse_profile(hit_merge).value().l2.hit_merge_ns == 0);  // absent: no window
+
+    json partition = doc;
+    partition["l2"]["partition_bytes"] = -1;
+    CHECK(has_error(tilesight::hw::parse_profile(partition).errors(),
+                    "l2.partition_bytes: must not be negative, got -1"));
+    partition["l2"]["partition_bytes"] = 30.5e6;
+    REQUIRE(tilesight::hw::parse_profile(partition).ok());
+    CHECK(tilesight::hw::parse_profile(partition).value().l2.partition_bytes == 30.5e6);
+    partition["l2"].erase("partition_bytes");
+    CHECK(tilesight::hw::parse_profile(partition).value().l2.partition_bytes == 0);  // absent: bytes / partitions
 
     json unknown = doc;
     unknown["l2"]["size"] = 1;

@@ -244,6 +244,28 @@ TEST_CASE("the measured slot partitions put tiles launched side by side next to 
   CHECK(measured.dram_bytes == Approx(1048576.0));
 }
 
+TEST_CASE("each partition keeps l2.partition_bytes of its stream", "[cache][sdcm]") {
+  // 8192^3 bf16, 128 x 128 tiles, row-major: a row of B's tiles is 64 columns of 2 MiB, so B
+  // comes back after the whole of it (128 MiB) and A's row block after 64 tiles.
+  auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(8192, 8192, 8192, 128, 128, 1, 3, 4));
+  const auto halves = cache::SdcmCacheModel().analyze(prog, hw);
+  hw.l2.partition_bytes = hw.l2.bytes / 2;  // what an absent value stands for
+  const auto same = cache::SdcmCacheModel().analyze(prog, hw);
+  CHECK(same.dram_read_bytes() == halves.dram_read_bytes());
+  CHECK(same.l2_hit_rate() == halves.l2_hit_rate());
+  // A partition holding every operand: each line comes from DRAM once, A and B 128 MiB each
+  // (the walk samples waves and scales them up: 266 MB).
+  hw.l2.partition_bytes = 1e12;
+  const auto all = cache::SdcmCacheModel().analyze(prog, hw);
+  CHECK(all.dram_read_bytes() == Approx(2.0 * 8192 * 8192 * 2).epsilon(0.01));
+  // The measured 30.5 MB (l2_retention.cu) keeps more than 28 MB, less than everything.
+  hw.l2.partition_bytes = 30.5e6;
+  const auto measured = cache::SdcmCacheModel().analyze(prog, hw);
+  CHECK(measured.dram_read_bytes() < halves.dram_read_bytes());
+  CHECK(measured.dram_read_bytes() > all.dram_read_bytes());
+}
+
 TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest merged", "[cache][sdcm]") {
   // 16 x 2048 x 1024 bf16, 64 x 256 x 64 tiles: one row of 8 tiles, all reading the same
   // 16 x 64 block of A per k-step (2 KiB, rows of 128 bytes) and asking for it 4 times each

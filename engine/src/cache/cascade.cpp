@@ -15,10 +15,10 @@ Levels levels_of(const hw::HardwareSpec& hw) {
     lv.near_ways = hw.l15.associativity;
     lv.far_bytes = hw.l2.bytes;
   } else {
-    // H200: each partition is a near cache of l2.bytes / partitions; the far lookup goes to the
-    // line's home partition, of the same size.
+    // H200: each partition is a near cache of l2.partition_bytes (l2.bytes / partitions where
+    // the profile has none); the far lookup goes to the line's home partition, of the same size.
     lv.groups = std::max<std::int64_t>(1, static_cast<std::int64_t>(hw.l2.partitions));
-    lv.near_bytes = hw.l2.bytes / static_cast<double>(lv.groups);
+    lv.near_bytes = hw.l2.partition_bytes > 0 ? hw.l2.partition_bytes : hw.l2.bytes / static_cast<double>(lv.groups);
     lv.near_ways = hw.l2.associativity;
     lv.far_bytes = lv.near_bytes;
   }

@@ -105,7 +105,7 @@ constexpr std::array<Field<PowerLimit>, 3> kPowerFields{{
 
 // A cache level's capacity and bandwidth are what the model cannot do without; the rest
 // has sensible defaults (CacheLevel's initialisers).
-constexpr std::array<Field<CacheLevel>, 11> kCacheFields{{
+constexpr std::array<Field<CacheLevel>, 12> kCacheFields{{
     {"bytes", &CacheLevel::bytes, kPositive},
     {"bandwidth", &CacheLevel::bandwidth, kPositive},
     {"per_sm_bandwidth", &CacheLevel::per_sm_bandwidth, kOptionalNonNegative},
@@ -116,6 +116,7 @@ constexpr std::array<Field<CacheLevel>, 11> kCacheFields{{
     {"associativity", &CacheLevel::associativity, {Bound::kAtLeastOne, true, false}},
     {"line_bytes", &CacheLevel::line_bytes, kOptionalCount},
     {"partitions", &CacheLevel::partitions, {Bound::kAtLeastOne, true, false}},
+    {"partition_bytes", &CacheLevel::partition_bytes, kOptionalNonNegative},
     {"latency_ns", &CacheLevel::latency_ns, kNonNegative},
 }};
 

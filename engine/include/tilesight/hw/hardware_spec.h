@@ -83,6 +83,9 @@ struct CacheLevel {
   double associativity = 16;
   double line_bytes = 128;
   double partitions = 1;     // H200's L2 is two partitions (VALIDATION.md)
+  // What one partition keeps: a line is lost once about this many bytes of its partition's
+  // stream came after it (LRU stack distance, the middle of SDCM's edge). 0: bytes / partitions.
+  double partition_bytes = 0;
   double latency_ns = 0;     // pointer-chasing latency of a hit
   // Hit rate when a working set is reused cyclically, past the capacity: points
   // (working set / bytes, hit rate), measured by a bandwidth sweep. Empty: none hit past it.
