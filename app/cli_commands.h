@@ -29,6 +29,7 @@ struct ValidateOptions {
   double max_mape = 0;        // 0: no threshold
   double max_wmape = 0;       // 0: no threshold
   double min_spearman = -2;   // below -1: no threshold
+  double min_problem_spearman = -2;  // the least of any ranked problem; below -1: no threshold
   double max_top5 = 0;        // 0: no threshold
   double launch_overhead_us = -1;  // < 0: the profile's; else the corpus's launch path
   bool estimate_registers = false;  // ignore recorded n_regs: the model's own register estimate

@@ -59,6 +59,8 @@ void add_validate(CLI::App& app, ValidateOptions& o) {
   cmd->add_option("--max-mape", o.max_mape, "Fail (exit 3) when MAPE exceeds this fraction");
   cmd->add_option("--max-wmape", o.max_wmape, "Fail (exit 3) when wMAPE exceeds this fraction");
   cmd->add_option("--min-spearman", o.min_spearman, "Fail (exit 3) when mean per-problem Spearman is below this");
+  cmd->add_option("--min-problem-spearman", o.min_problem_spearman,
+                  "Fail (exit 3) when any ranked problem's Spearman is below this");
   cmd->add_option("--max-top5", o.max_top5, "Fail (exit 3) when mean top-5% retention exceeds this");
   cmd->add_option("--launch-overhead-us", o.launch_overhead_us,
                   "Launch overhead of the corpus's launch path (e.g. 4.54 for torch ops, "
@@ -100,6 +102,10 @@ int run_validate(const ValidateOptions& o) {
   if (o.max_wmape > 0 && s.wmape > o.max_wmape) fail = true, std::printf("FAIL: wMAPE above %.2f%%\n", 100 * o.max_wmape);
   if (o.min_spearman > -1 && s.spearman < o.min_spearman)
     fail = true, std::printf("FAIL: Spearman below %.3f\n", o.min_spearman);
+  if (o.min_problem_spearman > -1)
+    for (const auto& p : s.problems)
+      if (p.ranked && p.spearman < o.min_problem_spearman)
+        fail = true, std::printf("FAIL: %s Spearman %.3f below %.3f\n", p.group.c_str(), p.spearman, o.min_problem_spearman);
   if (o.max_top5 > 0 && s.top5 > o.max_top5) fail = true, std::printf("FAIL: top-5%% retention above %.3f\n", o.max_top5);
   if (s.scored.empty()) fail = true, std::printf("FAIL: no row could be predicted\n");
   return fail ? 3 : 0;

@@ -17,8 +17,23 @@
 //   is near if SM 0's partition kept a copy, far (~500) if only its home kept it, else ~780.
 //   CSV: order,fill,probe_sm,probe_side,rep,line,offset,position,home,cycles
 //   (position: the line's place in the fill's stream, of kFillBytes / 128; home: partition, 0 = SM 0's)
+// cyclic: the first 16-64 MiB of the buffer read once or four times over by side 0 or by both
+//   sides, in order or in the random order, then SM 0 times the probe lines inside it: whether a
+//   line read again and again is kept as long as one read once (a replacement policy that
+//   resists a cyclic working set past its capacity keeps some of it).
+//   CSV: order,fill,mib,passes,rep,line,position,stream_lines,home,cycles,last_pass_us (the last
+//   pass's time between events: L2 hits or DRAM)
+// copies: the first 8 or 16 MiB read by one side and then by the other (or the same, or by
+//   none), in order, then SM 0 times the probe lines inside: whether its partition keeps a copy
+//   of a line homed across that its side found in the line's home (a far hit), not in DRAM.
+//   CSV: first,second,mib,rep,line,home,cycles
+// protect: the first 8 MiB read 1, 2 or 4 times (by side 0 or both sides), then 0-112 MiB after
+//   it read once by side 0, then SM 0 times the probe lines of the first 8 MiB: whether lines
+//   that were hit outlast lines read once (a policy that protects reused lines).
+//   CSV: r_fill,reads,stream_mib,rep,line,home,cycles
 // Build: nvcc -O3 -arch=sm_90a -o l2_retention l2_retention.cu
-// Run:   ./l2_retention l2_retention.csv
+// Run:   ./l2_retention l2_retention.csv l2_retention_cyclic.csv l2_retention_copies.csv \
+//          l2_retention_protect.csv
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -65,8 +80,8 @@ __host__ __device__ inline std::uint32_t line_at(std::uint32_t i, int order) {
 // One CTA an SM (shared memory allows no more). CTAs on an SM whose side is in `mask` (bit s:
 // side s reads) take a ticket on their side and read steps ticket, ticket + n_s, ... (128 lines each) of the
 // buffer's stream of lines, n_s the side's SM count: each side reads the whole buffer in order.
-__global__ void fill(const uint4* buf, int order, const int* side_of, int mask, const int* side_count, int* tickets,
-                     uint4* sink) {
+__global__ void fill(const uint4* buf, int order, std::uint32_t limit, const int* side_of, int mask,
+                     const int* side_count, int* tickets, uint4* sink, std::uint32_t first = 0) {
   extern __shared__ int s_ticket[];
   const int side = side_of[smid()];
   if (!((mask >> side) & 1)) return;
@@ -77,6 +92,7 @@ __global__ void fill(const uint4* buf, int order, const int* side_of, int mask, 
   constexpr std::uint32_t steps = (1u << kLineBits) / kStepLines;
   for (std::uint32_t c = static_cast<std::uint32_t>(s_ticket[0]); c < steps; c += static_cast<std::uint32_t>(n)) {
     const std::uint32_t line = line_at(c * kStepLines + threadIdx.x / 8, order);
+    if (line >= limit || line < first) continue;  // part of the buffer: its lines in the same order
     const uint4 v = __ldcg(buf + static_cast<std::size_t>(line) * 8 + threadIdx.x % 8);
     acc.x ^= v.x;
     acc.y ^= v.y;
@@ -130,6 +146,9 @@ struct Gpu {
 
 int main(int argc, char** argv) {
   const char* csv = argc > 1 ? argv[1] : "l2_retention.csv";
+  const char* cyclic_csv = argc > 2 ? argv[2] : "l2_retention_cyclic.csv";
+  const char* copies_csv = argc > 3 ? argv[3] : "l2_retention_copies.csv";
+  const char* protect_csv = argc > 4 ? argv[4] : "l2_retention_protect.csv";
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   Gpu g;
@@ -208,8 +227,8 @@ int main(int argc, char** argv) {
       for (int rep = 0; rep < 2; ++rep) {
         g.flush_l2();
         CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
-        fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), o, d_side, masks[m], d_count,
-                                           d_tickets, g.sink);
+        fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), o, buf_lines, d_side, masks[m],
+                                           d_count, d_tickets, g.sink);
         CK(cudaGetLastError());
         const auto lat = g.time_lines(kLines, -1, target);
         for (int i = 0; i < kLines; ++i) {
@@ -220,5 +239,118 @@ int main(int argc, char** argv) {
       }
   fclose(f);
   printf("wrote %s\n", csv);
+
+  // cyclic: the first `mib` MiB of the buffer read `passes` times over (each pass the same
+  // order), then SM 0 times the probe lines inside it. Position: the line's place among the
+  // buffer's lines in one pass; stream_lines: the lines a pass reads.
+  f = fopen(cyclic_csv, "w");
+  fprintf(f, "order,fill,mib,passes,rep,line,position,stream_lines,home,cycles,last_pass_us\n");
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (const int o : {0, 1})
+    for (const int m : {0, 2})
+      for (const int mib : {16, 20, 24, 28, 32, 36, 40, 48, 56, 64})
+        for (const int passes : {1, 4}) {
+          const std::uint32_t limit = static_cast<std::uint32_t>(mib) << 13;  // 8192 lines a MiB
+          std::vector<std::uint32_t> rank(buf_lines, 0), inside, inside_home;
+          std::uint32_t n = 0;
+          for (std::uint32_t i = 0; i < buf_lines; ++i)
+            if (line_at(i, o) < limit) rank[line_at(i, o)] = n++;
+          for (int i = 0; i < kLines; ++i)
+            if (offs[static_cast<std::size_t>(i)] / 32 < limit) {
+              inside.push_back(offs[static_cast<std::size_t>(i)]);
+              inside_home.push_back(static_cast<std::uint32_t>(home[static_cast<std::size_t>(i)]));
+            }
+          CK(cudaMemcpy(g.offs, inside.data(), sizeof(uint32_t) * inside.size(), cudaMemcpyHostToDevice));
+          for (int rep = 0; rep < 2; ++rep) {
+            g.flush_l2();
+            float last_ms = 0;  // the last pass's time: its reads hit in L2 or went to DRAM
+            for (int pass = 0; pass < passes; ++pass) {
+              CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
+              CK(cudaEventRecord(e0));
+              fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), o, limit, d_side, masks[m],
+                                                 d_count, d_tickets, g.sink);
+              CK(cudaEventRecord(e1));
+              CK(cudaGetLastError());
+              CK(cudaEventSynchronize(e1));
+              CK(cudaEventElapsedTime(&last_ms, e0, e1));
+            }
+            const auto lat = g.time_lines(static_cast<int>(inside.size()), -1, 0);
+            for (std::size_t i = 0; i < inside.size(); ++i)
+              fprintf(f, "%s,%s,%d,%d,%d,%zu,%u,%u,%u,%u,%.1f\n", orders[o], fills[m], mib, passes, rep, i,
+                      rank[inside[i] / 32], n, inside_home[i], lat[i], last_ms * 1e3);
+          }
+        }
+  fclose(f);
+  printf("wrote %s\n", cyclic_csv);
+
+  // copies: whether SM 0's partition keeps a copy of a line homed across that its side read
+  // from the line's home (a far hit) rather than from DRAM. The first `mib` MiB read by one
+  // side, then by the other (or twice by the same), in order; then SM 0 times the probe lines.
+  f = fopen(copies_csv, "w");
+  fprintf(f, "first,second,mib,rep,line,home,cycles\n");
+  for (const int mib : {8, 16})
+    for (const auto& [first, second] : std::vector<std::pair<int, int>>{{1, 0}, {0, 1}, {1, 1}, {0, 0}, {1, -1}, {0, -1}}) {
+      const std::uint32_t limit = static_cast<std::uint32_t>(mib) << 13;
+      std::vector<std::uint32_t> inside, inside_home;
+      for (int i = 0; i < kLines; ++i)
+        if (offs[static_cast<std::size_t>(i)] / 32 < limit) {
+          inside.push_back(offs[static_cast<std::size_t>(i)]);
+          inside_home.push_back(static_cast<std::uint32_t>(home[static_cast<std::size_t>(i)]));
+        }
+      CK(cudaMemcpy(g.offs, inside.data(), sizeof(uint32_t) * inside.size(), cudaMemcpyHostToDevice));
+      for (int rep = 0; rep < 2; ++rep) {
+        g.flush_l2();
+        for (const int who : {first, second}) {
+          if (who < 0) continue;
+          CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
+          fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), 0, limit, d_side, 1 << who, d_count,
+                                             d_tickets, g.sink);
+          CK(cudaGetLastError());
+        }
+        const auto lat = g.time_lines(static_cast<int>(inside.size()), -1, 0);
+        for (std::size_t i = 0; i < inside.size(); ++i)
+          fprintf(f, "side%d,%s,%d,%d,%zu,%u,%u\n", first, second < 0 ? "none" : (second ? "side1" : "side0"), mib,
+                  rep, i, inside_home[i], lat[i]);
+      }
+    }
+  fclose(f);
+  printf("wrote %s\n", copies_csv);
+
+  // protect: the first 8 MiB (R) read `reads` times by side 0 or by both sides (reads after the
+  // first hit), then `stream` MiB after it read once by side 0 (lines no one reads again), then
+  // SM 0 times the probe lines in R: whether lines that were hit outlast lines read once.
+  f = fopen(protect_csv, "w");
+  fprintf(f, "r_fill,reads,stream_mib,rep,line,home,cycles\n");
+  {
+    constexpr std::uint32_t r_lines = 8u << 13;
+    std::vector<std::uint32_t> inside, inside_home;
+    for (int i = 0; i < kLines; ++i)
+      if (offs[static_cast<std::size_t>(i)] / 32 < r_lines) {
+        inside.push_back(offs[static_cast<std::size_t>(i)]);
+        inside_home.push_back(static_cast<std::uint32_t>(home[static_cast<std::size_t>(i)]));
+      }
+    CK(cudaMemcpy(g.offs, inside.data(), sizeof(uint32_t) * inside.size(), cudaMemcpyHostToDevice));
+    const auto read = [&](int mask, std::uint32_t from, std::uint32_t to) {
+      CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
+      fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), 0, to, d_side, mask, d_count, d_tickets,
+                                         g.sink, from);
+      CK(cudaGetLastError());
+    };
+    for (const int m : {0, 2})
+      for (const int reads : {1, 2, 4})
+        for (const int stream : {0, 8, 16, 20, 24, 28, 32, 40, 48, 64, 80, 96, 112})
+          for (int rep = 0; rep < 2; ++rep) {
+            g.flush_l2();
+            for (int r = 0; r < reads; ++r) read(masks[m], 0, r_lines);
+            if (stream > 0) read(1, r_lines, r_lines + (static_cast<std::uint32_t>(stream) << 13));
+            const auto lat = g.time_lines(static_cast<int>(inside.size()), -1, 0);
+            for (std::size_t i = 0; i < inside.size(); ++i)
+              fprintf(f, "%s,%d,%d,%d,%zu,%u,%u\n", fills[m], reads, stream, rep, i, inside_home[i], lat[i]);
+          }
+  }
+  fclose(f);
+  printf("wrote %s\n", protect_csv);
   return 0;
 }

@@ -131,6 +131,14 @@ check "llm_decode step" bash -c "'$cli' predict '$root/resources/examples/llm_de
 check "llm_decode moe" bash -c "'$cli' predict '$root/resources/examples/llm_decode_moe_h200x8.json' --format json | grep -q step_us"
 expect_error "llm_decode tp" "params.model.heads: must be a multiple of tp (3)" '{"kernel":"llm_decode","hardware":"h200x8","params":{"model":{"layers":2,"hidden":1024,"heads":8,"kv_heads":8,"ffn":4096,"vocab":32000},"batch":1,"ctx":128,"tp":3}}'
 
+# validate's thresholds: exit 3 and the problem named when one shape ranks below the bound.
+corpus="$root/tests/validation/h200/triton_gemm.csv"
+"$cli" validate "$corpus" --min-problem-spearman 0.5 >"$tmp/val.out"
+check "validate per-shape bound met" test $? -eq 0
+"$cli" validate "$corpus" --min-problem-spearman 0.99 >"$tmp/val.out"
+check "validate per-shape bound missed: exit 3" test $? -eq 3
+check "validate per-shape bound names the shape" grep -q "FAIL: gemm M=.* Spearman 0\.[0-9]* below 0\.990" "$tmp/val.out"
+
 # Real kernels are never rejected (DESIGN.md): 96/144/192/320 tiles, 12 warps, 227 KiB.
 for cfg in '"block_m":128,"block_n":320,"block_k":64,"stages":2,"warps":12' \
            '"block_m":192,"block_n":144,"block_k":64,"stages":3,"warps":12' \

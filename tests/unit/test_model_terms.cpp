@@ -231,6 +231,13 @@ TEST_CASE("the L2's hit rate under cyclic reuse follows the measured curve", "[c
   l2.cyclic_hit.clear();                                  // not measured: none hit past it
   CHECK(cache::cyclic_hit_rate(l2, 100) == 1.0);
   CHECK(cache::cyclic_hit_rate(l2, 101) == 0.0);
+  // A curve that falls short of the capacity (l2_cyclic_ncu.py: private working sets read and
+  // written over and over start missing at 0.6 of the 56 MB): from (0, 1) to its first point.
+  l2.cyclic_hit = {{0.6, 1.0}, {0.8, 0.9}, {1.0, 0.3}, {1.2, 0.0}};
+  CHECK(cache::cyclic_hit_rate(l2, 50) == 1.0);
+  CHECK(cache::cyclic_hit_rate(l2, 70) == Approx(0.95));  // halfway from (0.6, 1) to (0.8, 0.9)
+  CHECK(cache::cyclic_hit_rate(l2, 90) == Approx(0.6));
+  CHECK(cache::cyclic_hit_rate(l2, 130) == 0.0);
 }
 
 TEST_CASE("DRAM traffic lengthens a software pipeline's round trip by its queueing", "[model][dram]") {

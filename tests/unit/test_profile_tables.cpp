@@ -18,7 +18,10 @@ TEST_CASE("the l2 tables name the entry that breaks them and why", "[hw]") {
   json curve = doc;
   curve["l2"]["cyclic_hit"]["value"] = {{1.0, 1.0}, {1.2, 0.5}, {1.1, 0.3}};
   CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
-                  "l2.cyclic_hit.value[2]: working sets must increase from 1 and hit rates fall from 1 to 0, got [1.1,0.3]"));
+                  "l2.cyclic_hit.value[2]: working sets must increase from 0 and hit rates fall from 1 to 0, got [1.1,0.3]"));
+  curve["l2"]["cyclic_hit"]["value"] = {{0.0, 1.0}, {1.2, 0.5}};
+  CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
+                  "l2.cyclic_hit.value[0]: working sets must increase from 0 and hit rates fall from 1 to 0, got [0.0,1.0]"));
   curve["l2"]["cyclic_hit"]["value"] = {{1.0, 1.0}, {1.2}};
   CHECK(has_error(tilesight::hw::parse_profile(curve).errors(),
                   "l2.cyclic_hit.value[1]: must be a pair [working set / capacity, hit rate], got [1.2]"));

@@ -64,14 +64,14 @@ void read_points(const json& leaf, const std::string& path, const std::string& p
   }
 }
 
-// l2.cyclic_hit: w the working set over the capacity (increasing, above 1), h its hit rate
+// l2.cyclic_hit: w the working set over the capacity (positive, increasing), h its hit rate
 // (0..1, not increasing).
 void read_cyclic_hit(const json& leaf, HardwareSpec& spec, Errors& errors) {
   auto valid = [](const std::array<double, 2>& p, const std::array<double, 2>* last) {
-    const double last_w = last ? (*last)[0] : 1, last_h = last ? (*last)[1] : 1;
-    return p[0] >= last_w && p[1] >= 0 && p[1] <= last_h
+    const double last_w = last ? (*last)[0] : 0, last_h = last ? (*last)[1] : 1;
+    return p[0] > 0 && p[0] >= last_w && p[1] >= 0 && p[1] <= last_h
                ? std::string()
-               : std::string("working sets must increase from 1 and hit rates fall from 1 to 0");
+               : std::string("working sets must increase from 0 and hit rates fall from 1 to 0");
   };
   read_points(leaf, "l2.cyclic_hit", "working set / capacity, hit rate", valid, spec.l2.cyclic_hit, spec, errors);
 }
