@@ -240,6 +240,21 @@ int main(int argc, char** argv) {
   fclose(f);
   printf("wrote %s\n", csv);
 
+  // The probe lines below `limit` (their offsets on the device for time_lines) and their homes.
+  struct Inside {
+    std::vector<std::uint32_t> offs, home;
+  };
+  const auto probe_inside = [&](std::uint32_t limit) {
+    Inside in;
+    for (int i = 0; i < kLines; ++i)
+      if (offs[static_cast<std::size_t>(i)] / 32 < limit) {
+        in.offs.push_back(offs[static_cast<std::size_t>(i)]);
+        in.home.push_back(static_cast<std::uint32_t>(home[static_cast<std::size_t>(i)]));
+      }
+    CK(cudaMemcpy(g.offs, in.offs.data(), sizeof(uint32_t) * in.offs.size(), cudaMemcpyHostToDevice));
+    return in;
+  };
+
   // cyclic: the first `mib` MiB of the buffer read `passes` times over (each pass the same
   // order), then SM 0 times the probe lines inside it. Position: the line's place among the
   // buffer's lines in one pass; stream_lines: the lines a pass reads.
@@ -253,16 +268,13 @@ int main(int argc, char** argv) {
       for (const int mib : {16, 20, 24, 28, 32, 36, 40, 48, 56, 64})
         for (const int passes : {1, 4}) {
           const std::uint32_t limit = static_cast<std::uint32_t>(mib) << 13;  // 8192 lines a MiB
-          std::vector<std::uint32_t> rank(buf_lines, 0), inside, inside_home;
+          std::vector<std::uint32_t> rank(buf_lines, 0);
           std::uint32_t n = 0;
           for (std::uint32_t i = 0; i < buf_lines; ++i)
             if (line_at(i, o) < limit) rank[line_at(i, o)] = n++;
-          for (int i = 0; i < kLines; ++i)
-            if (offs[static_cast<std::size_t>(i)] / 32 < limit) {
-              inside.push_back(offs[static_cast<std::size_t>(i)]);
-              inside_home.push_back(static_cast<std::uint32_t>(home[static_cast<std::size_t>(i)]));
-            }
-          CK(cudaMemcpy(g.offs, inside.data(), sizeof(uint32_t) * inside.size(), cudaMemcpyHostToDevice));
+          const Inside in = probe_inside(limit);
+          const auto& inside = in.offs;
+          const auto& inside_home = in.home;
           for (int rep = 0; rep < 2; ++rep) {
             g.flush_l2();
             float last_ms = 0;  // the last pass's time: its reads hit in L2 or went to DRAM
@@ -293,13 +305,9 @@ int main(int argc, char** argv) {
   for (const int mib : {8, 16})
     for (const auto& [first, second] : std::vector<std::pair<int, int>>{{1, 0}, {0, 1}, {1, 1}, {0, 0}, {1, -1}, {0, -1}}) {
       const std::uint32_t limit = static_cast<std::uint32_t>(mib) << 13;
-      std::vector<std::uint32_t> inside, inside_home;
-      for (int i = 0; i < kLines; ++i)
-        if (offs[static_cast<std::size_t>(i)] / 32 < limit) {
-          inside.push_back(offs[static_cast<std::size_t>(i)]);
-          inside_home.push_back(static_cast<std::uint32_t>(home[static_cast<std::size_t>(i)]));
-        }
-      CK(cudaMemcpy(g.offs, inside.data(), sizeof(uint32_t) * inside.size(), cudaMemcpyHostToDevice));
+      const Inside in = probe_inside(limit);
+      const auto& inside = in.offs;
+      const auto& inside_home = in.home;
       for (int rep = 0; rep < 2; ++rep) {
         g.flush_l2();
         for (const int who : {first, second}) {
@@ -325,13 +333,9 @@ int main(int argc, char** argv) {
   fprintf(f, "r_fill,reads,stream_mib,rep,line,home,cycles\n");
   {
     constexpr std::uint32_t r_lines = 8u << 13;
-    std::vector<std::uint32_t> inside, inside_home;
-    for (int i = 0; i < kLines; ++i)
-      if (offs[static_cast<std::size_t>(i)] / 32 < r_lines) {
-        inside.push_back(offs[static_cast<std::size_t>(i)]);
-        inside_home.push_back(static_cast<std::uint32_t>(home[static_cast<std::size_t>(i)]));
-      }
-    CK(cudaMemcpy(g.offs, inside.data(), sizeof(uint32_t) * inside.size(), cudaMemcpyHostToDevice));
+    const Inside in = probe_inside(r_lines);
+    const auto& inside = in.offs;
+    const auto& inside_home = in.home;
     const auto read = [&](int mask, std::uint32_t from, std::uint32_t to) {
       CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
       fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), 0, to, d_side, mask, d_count, d_tickets,
