@@ -65,10 +65,6 @@ def target():
     from bw_sweep import read_kernel
 
     @triton.jit
-    def ncu_case_marker(x):
-        tl.store(x, tl.load(x) + 1)
-
-    @triton.jit
     def own_kernel(x_ptr, out_ptr, per_prog, iters, BLOCK: tl.constexpr, RW: tl.constexpr):
         pid = tl.program_id(0)
         acc = tl.zeros([BLOCK], dtype=tl.float32)
@@ -80,25 +76,21 @@ def target():
                 tl.store(x_ptr + offs, x * 0.5)
         tl.store(out_ptr + pid, tl.sum(acc, axis=0))
 
-    mark = torch.zeros(1, device="cuda")
+    from ncu_run import run_marked
     nprog = torch.cuda.get_device_properties(0).multi_processor_count * PROGS_PER_SM
     buf = torch.randn(256 * 2 ** 20 // 4, device="cuda", dtype=torch.float32)
     out = torch.empty(nprog, device="cuda", dtype=torch.float32)
     iters = max(1, math.ceil(1e9 / (BLOCK * 4) / nprog))
     own_iters = max(1, math.ceil(1e9 / (OWN_BLOCK * 4) / nprog))
-    for i, (layout, mb, nblk) in enumerate(cases(nprog)):
+
+    def case(layout, nblk):
         if layout.startswith("own"):
-            fn = lambda: own_kernel[(nprog,)](buf, out, nblk, own_iters, BLOCK=OWN_BLOCK,  # noqa: E731
-                                              RW=layout == "own_rw", num_warps=8)
-        else:
-            fn = lambda: read_kernel[(nprog,)](buf, out, nblk, iters, BLOCK=BLOCK, CG=True, num_warps=8)  # noqa: E731
-        fn()  # warm: dropped
-        ncu_case_marker[(1,)](mark)
-        fn()
-        torch.cuda.synchronize()
-        print(f"CASE_OK {i}", flush=True)
-    ncu_case_marker[(1,)](mark)
-    torch.cuda.synchronize()
+            return lambda: own_kernel[(nprog,)](buf, out, nblk, own_iters, BLOCK=OWN_BLOCK, RW=layout == "own_rw",
+                                                num_warps=8)
+        return lambda: read_kernel[(nprog,)](buf, out, nblk, iters, BLOCK=BLOCK, CG=True, num_warps=8)
+
+    # Each launch runs once before its marker too (warm, then dropped: one per case).
+    run_marked([(lambda lay=lay, n=n: case(lay, n)) for lay, _, n in cases(nprog)])
 
 
 def run(out_dir):

@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "hw_profiles", "calibrate"))
 
-from ncu_run import num, profile_marked  # noqa: E402
+from ncu_run import num, profile_marked, run_marked  # noqa: E402
 
 METRICS = ["lts__t_sectors.sum", "lts__t_sectors_lookup_hit.sum",
            "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
@@ -51,31 +51,8 @@ def cases():
 
 
 def target():
-    import torch
-    import triton
-    import triton.language as tl
     from cublas_sweep import make_fn
-
-    @triton.jit
-    def ncu_case_marker(x):
-        tl.store(x, tl.load(x) + 1)
-
-    mark = torch.zeros(1, device="cuda")
-    for i, (set_name, dtype, M, N, K, _) in enumerate(cases()):
-        try:
-            fn = make_fn(dtype, M, N, K, linear=set_name == "linear")
-            torch.cuda.synchronize()
-            ncu_case_marker[(1,)](mark)
-            torch.cuda.synchronize()
-            fn()
-            torch.cuda.synchronize()
-            print(f"CASE_OK {i}", flush=True)
-        except Exception as exc:  # a row that cannot run is reported, the rest go on
-            print(f"CASE_FAIL {i} {type(exc).__name__}: {exc}", flush=True)
-        finally:
-            torch.cuda.empty_cache()
-    ncu_case_marker[(1,)](mark)
-    torch.cuda.synchronize()
+    run_marked([lambda c=c: make_fn(c[1], c[2], c[3], c[4], linear=c[0] == "linear") for c in cases()], warm=False)
 
 
 def run(args):

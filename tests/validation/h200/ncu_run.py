@@ -3,7 +3,8 @@ Compute (one profiled launch per case, in the order the script prints CASE_OK li
 ncu's raw CSV, and read the blocked layouts of a TTGIR's operations.
 
 Used by ncu_wrapped.py, ncu_hot_columns.py and hw_profiles/calibrate/staged_l1.py; profile_marked
-by ncu_cublas_l2.py and ncu_fabric.py (cases split by a marker kernel).
+and run_marked (its target side: cases split by a marker kernel) by ncu_cublas_l2.py,
+ncu_fabric.py, ncu_tma_burst.py and hw_profiles/calibrate/l2_cyclic_ncu.py.
 """
 import csv
 import io
@@ -50,6 +51,40 @@ def profile_cases(script, metrics, raw, timeout, fields=10, extra=()):
     ok = [ln.split()[1:1 + fields] for ln in p.stdout.splitlines() if ln.startswith("CASE_OK")]
     rows = parse_ncu(open(raw).read()) if os.path.exists(raw) else []
     return ok, rows
+
+
+def run_marked(makers, warm=True):
+    """The target side of profile_marked: for case i, makers[i]() gives the call to profile; a
+    one-element `ncu_case_marker` kernel goes before it, and one after the last case. warm: call
+    it once before the marker too (compilation, the algorithm's choice; that call lands after the
+    previous case's and is dropped by the reader). A case that cannot run prints CASE_FAIL and
+    the rest go on; each that ran prints CASE_OK i."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def ncu_case_marker(x):
+        tl.store(x, tl.load(x) + 1)
+
+    mark = torch.zeros(1, device="cuda")
+    for i, make in enumerate(makers):
+        try:
+            fn = make()
+            if warm:
+                fn()
+            torch.cuda.synchronize()
+            ncu_case_marker[(1,)](mark)
+            torch.cuda.synchronize()
+            fn()
+            torch.cuda.synchronize()
+            print(f"CASE_OK {i}", flush=True)
+        except Exception as exc:  # a case that cannot run is reported, the rest go on
+            print(f"CASE_FAIL {i} {type(exc).__name__}: {exc}", flush=True)
+        finally:
+            torch.cuda.empty_cache()
+    ncu_case_marker[(1,)](mark)
+    torch.cuda.synchronize()
 
 
 def profile_marked(script, metrics, kernels, raw, timeout):

@@ -43,10 +43,6 @@ def target():
     from triton.tools.tensor_descriptor import TensorDescriptor
 
     @triton.jit
-    def ncu_case_marker(x):
-        tl.store(x, tl.load(x) + 1)
-
-    @triton.jit
     def burst_lsu(a, b, out, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
         pid = tl.program_id(0)  # every CTA reads the same a (BM x K) and b (K x BN)
         rm = tl.arange(0, BM)
@@ -71,30 +67,19 @@ def target():
         rn = tl.arange(0, BN)
         tl.store(out + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)
 
-    mark = torch.zeros(1, device="cuda")
+    from ncu_run import run_marked
     a = torch.randn(BM, K, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(K, BN, device="cuda", dtype=torch.bfloat16)
     out = torch.empty(max(CTAS) * BM * BN, device="cuda", dtype=torch.float32)
     a_desc = TensorDescriptor.from_tensor(a, block_shape=[BM, BK])
     b_desc = TensorDescriptor.from_tensor(b, block_shape=[BK, BN])
-    for i, (path, c) in enumerate(cases()):
-        try:
-            if path == "lsu":
-                fn = lambda: burst_lsu[(c,)](a, b, out, K, BM=BM, BN=BN, BK=BK, num_stages=3, num_warps=4)  # noqa: E731
-            else:
-                fn = lambda: burst_tma[(c,)](a_desc, b_desc, out, K, BM=BM, BN=BN, BK=BK,  # noqa: E731
-                                             num_stages=3, num_warps=4)
-            fn()  # compile outside the marked launch (profiled too: dropped)
-            torch.cuda.synchronize()
-            ncu_case_marker[(1,)](mark)
-            torch.cuda.synchronize()
-            fn()
-            torch.cuda.synchronize()
-            print(f"CASE_OK {i}", flush=True)
-        except Exception as exc:  # a case that cannot run is reported, the rest go on
-            print(f"CASE_FAIL {i} {type(exc).__name__}: {exc}", flush=True)
-    ncu_case_marker[(1,)](mark)
-    torch.cuda.synchronize()
+
+    def case(path, c):
+        if path == "lsu":
+            return lambda: burst_lsu[(c,)](a, b, out, K, BM=BM, BN=BN, BK=BK, num_stages=3, num_warps=4)
+        return lambda: burst_tma[(c,)](a_desc, b_desc, out, K, BM=BM, BN=BN, BK=BK, num_stages=3, num_warps=4)
+
+    run_marked([(lambda p=p, c=c: case(p, c)) for p, c in cases()])
 
 
 def run(out_dir):
