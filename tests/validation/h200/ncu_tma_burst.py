@@ -8,7 +8,8 @@ load with TMA, and the model's cuBLAS set looks up 0.86 of what ncu counts (ncu_
 
 Here CTAS CTAs (one an SM, launched together) each multiply the same 128 x 4096 and 4096 x 128
 bf16 operands (2 MiB, 65536 sectors), BLOCK_K 64, three stages, once with pointer loads
-(cp.async, `lsu`) and once through host tensor descriptors (TMA, `tma`). ncu counts the SMs'
+(cp.async, `lsu`: ncu_pending.py's burst_dot kernel, the same measurement again beside TMA) and
+once through host tensor descriptors (TMA, `tma`). ncu counts the SMs'
 L2 read lookups and hits (srcunit_tex, read) and the DRAM bytes; requested sectors are
 CTAS x 65536.
 
