@@ -4,7 +4,12 @@
 // specs built here.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "tilesight/cache/cache_model.h"
 #include "tilesight/cache/cyclic_reuse.h"
@@ -375,4 +380,40 @@ TEST_CASE("an SM's copies into shared memory carry what l2_requests_active.csv m
   CHECK(async_rate(132) == Approx(69.3e9));
   // Loads into registers keep the load rate's share and cap: 65.9 GB/s with 16 SMs.
   CHECK(model::sm_rates(h200, 16, 1.0).l2_bytes == Approx(65.9e9));
+}
+
+TEST_CASE("the H200's cyclic L2 curve is ncu's count of private working sets", "[cache][hw]") {
+  // hw_profiles/calibrate/h200/l2_cyclic_ncu.csv, own_rw rows: 528 programs each reading and
+  // writing back a region of their own, over and over, about 1 GB a launch (l2_cyclic_ncu.py).
+  // The share of reads that did not go to DRAM, less the launch's cold first pass, is the curve
+  // the profile holds (l2_cyclic_ncu.py --json): the model reads it back at each working set.
+  const auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  std::ifstream in(std::string(TILESIGHT_TEST_SOURCE_DIR) + "/hw_profiles/calibrate/h200/l2_cyclic_ncu.csv");
+  REQUIRE(in);
+  std::string line;
+  std::vector<std::string> header;
+  int checked = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    const auto at = [&](const char* name) {
+      const auto i = std::find(header.begin(), header.end(), name) - header.begin();
+      return cells.at(static_cast<std::size_t>(i));
+    };
+    if (at("layout") != "own_rw") continue;
+    const double ws = std::stod(at("working_set_bytes")), reads = std::stod(at("tex_read")) * 32;
+    const double cold = ws / reads, missed = std::stod(at("dram_read_bytes")) / reads;
+    const double steady = 1 - std::max(0.0, (missed - cold) / (1 - cold));
+    INFO(ws / 1e6 << " MB: measured " << steady);
+    CHECK(cache::cyclic_hit_rate(hw->l2, ws) == Approx(steady).margin(0.01));
+    ++checked;
+  }
+  CHECK(checked == 17);  // 15-80 MB
 }
