@@ -96,6 +96,7 @@ def target():
 def run(out_dir):
     from ncu_run import num, profile_marked
     import torch
+    os.makedirs(out_dir, exist_ok=True)
     nprog = torch.cuda.get_device_properties(0).multi_processor_count * PROGS_PER_SM
     raw = os.path.join(out_dir, "l2_cyclic_ncu_raw.csv")
     # Each case's first kernel after its marker; the next case's warm-up launch comes after it.
