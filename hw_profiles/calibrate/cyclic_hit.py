@@ -10,6 +10,12 @@ so h = (1/bw - 1/dram) / (1/l2 - 1/dram), with the plateaus and the capacity of
 hw_profiles/h200.json. Prints the median h in bins of W / capacity, made non-increasing: the
 value of l2.cyclic_hit in the profile (pairs [W / capacity, h]; h is 1 up to the capacity).
 
+Superseded on the H200 (2026-12-02) by l2_cyclic_ncu.py, which counts the misses under ncu:
+the pass time above assumes the L2's hits and the DRAM's misses take turns, but the DRAM serves
+misses beside the hits, so the sweep holds its plateau with a fifth of its reads from DRAM
+(40 MB) and this curve says all hit up to the capacity. Kept for profiles measured only by a
+bandwidth sweep.
+
 Usage: python3 hw_profiles/calibrate/cyclic_hit.py [h200]
 """
 import csv
