@@ -22,7 +22,8 @@
 //   line read again and again is kept as long as one read once (a replacement policy that
 //   resists a cyclic working set past its capacity keeps some of it).
 //   CSV: order,fill,mib,passes,rep,line,position,stream_lines,home,cycles,last_pass_us (the last
-//   pass's time between events: L2 hits or DRAM)
+//   pass's time between events; the fill keeps too few loads in flight for it to tell hits from
+//   DRAM: l2_cyclic_ncu.py counts them under ncu instead)
 // copies: the first 8 or 16 MiB read by one side and then by the other (or the same, or by
 //   none), in order, then SM 0 times the probe lines inside: whether its partition keeps a copy
 //   of a line homed across that its side found in the line's home (a far hit), not in DRAM.
@@ -277,7 +278,7 @@ int main(int argc, char** argv) {
           const auto& inside_home = in.home;
           for (int rep = 0; rep < 2; ++rep) {
             g.flush_l2();
-            float last_ms = 0;  // the last pass's time: its reads hit in L2 or went to DRAM
+            float last_ms = 0;  // the last pass's time (see the CSV note above)
             for (int pass = 0; pass < passes; ++pass) {
               CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
               CK(cudaEventRecord(e0));

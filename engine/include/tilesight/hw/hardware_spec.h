@@ -87,8 +87,9 @@ struct CacheLevel {
   // stream came after it (LRU stack distance, the middle of SDCM's edge). 0: bytes / partitions.
   double partition_bytes = 0;
   double latency_ns = 0;     // pointer-chasing latency of a hit
-  // Hit rate when a working set is reused cyclically, past the capacity: points
-  // (working set / bytes, hit rate), measured by a bandwidth sweep. Empty: none hit past it.
+  // Hit rate when a working set is reused cyclically: points (working set / bytes, hit rate),
+  // w increasing from 0, the rate falling from 1 at w = 0 to the first point (on the H200 ncu's
+  // counts, l2_cyclic_ncu.py, start below the capacity). Empty: all hit up to bytes, none past it.
   std::vector<std::array<double, 2>> cyclic_hit;
   // Per CTAs resident an SM (increasing), the partition each launch slot's SM sits next to.
   // Empty: the SMs alternate between the partitions.
