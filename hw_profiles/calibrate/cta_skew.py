@@ -348,12 +348,48 @@ def widths(path):
               f"iterations) by wave: {', '.join(out)}")
 
 
+def growth(paths):
+    """The profile's `tile_wave_growth`: for every multi-wave launch with one tile an SM and 3-5
+    stages (first repeat), the p10-p90 width of each wave's starts (as --widths) over the tile's
+    iterations, its least-squares slope through the origin over the waves from the 2nd on; the
+    median slope over the launches, over 0.8 (the p10-p90 share of a uniform spread's width,
+    the spread stream_walker.cpp lays a wave's starts out in)."""
+    import statistics
+    slopes = []
+    for path in paths:
+        for key, tiles in sorted(read_launches(path).items()):
+            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+            if rep != 0 or stages < 3:
+                continue
+            times = [e - s for s, e in tiles.values()]
+            steps = -(-k // bk)
+            iteration = statistics.median(times) / steps
+            first_end = min(e for _, e in tiles.values())
+            slots = sum(1 for s, _ in tiles.values() if s < first_end)
+            waves = len(tiles) // slots
+            if waves < 3 or slots > 132:
+                continue
+            pts = []
+            for g in range(1, waves):
+                starts = sorted(tiles[p][0] for p in range(g * slots, (g + 1) * slots) if p in tiles)
+                pts.append((g, (starts[int(0.9 * len(starts))] - starts[int(0.1 * len(starts))]) / iteration / steps))
+            slope = sum(g * w for g, w in pts) / sum(g * g for g, _ in pts)
+            slopes.append(slope)
+            print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}: {waves} waves of "
+                  f"{steps} iterations, p10-p90 width {100 * slope:.2f}% of a tile a wave")
+    if slopes:
+        med = statistics.median(slopes)
+        print(f"{len(slopes)} launches: median {100 * med:.2f}% a wave (p10-p90); uniform width {med / 0.8:.4f} "
+              f"of a tile a wave (tile_wave_growth)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     ap.add_argument("--fit")
     ap.add_argument("--gaps", help="a multi-wave CSV (cta_skew_big.csv.gz): start gaps of tiles sharing B")
     ap.add_argument("--widths", help="a multi-wave CSV: how far apart each wave's tiles start, wave after wave")
+    ap.add_argument("--growth", nargs="+", help="multi-wave CSVs: the profile's tile_wave_growth (one tile an SM, 3-5 stages)")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout"], default="corpus")
     args = ap.parse_args()
@@ -365,6 +401,9 @@ def main():
         return
     if args.widths:
         widths(args.widths)
+        return
+    if args.growth:
+        growth(args.growth)
         return
     from envinfo import header_lines
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)

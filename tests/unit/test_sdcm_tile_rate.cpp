@@ -46,3 +46,34 @@ TEST_CASE("tiles whose loads queue drift apart: deep-stage group-1 GEMMs lose th
   const auto two = kernels::lift_gemm(deep_k(2));
   CHECK(sdcm.analyze(two, *hw).l2_hit_rate() == Approx(sdcm.analyze(two, paced).l2_hit_rate()).epsilon(1e-12));
 }
+
+TEST_CASE("tiles with their SM to themselves widen their waves linearly, not as a walk", "[cache][sdcm]") {
+  // 4096 x 4096 x 14336, 128 x 128 x 64 tiles, group 1, 5 stages: one tile an SM (160 KiB of
+  // shared memory), 8 waves of 224 iterations. cta_skew.py --growth: such launches widen each
+  // wave's starts by 1.4-2.2% of a tile a wave (p10-p90), a speed of each SM's own, where the
+  // tile_rate_sd walk spread them over most of a tile by the 4th wave and lost B's reuse
+  // across rows. ncu (tests/validation/h200/l2_hit_corpus.csv): 68.26% L2 hits, 1.0828 GB read
+  // from DRAM; the walk read 51.5% and 2.48 GB.
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  REQUIRE(hw->tile_wave_growth == Approx(0.0192));
+  auto walk = *hw;
+  walk.tile_wave_growth = 0;
+  kernels::GemmParams p;
+  p.M = 4096, p.N = 4096, p.K = 14336;
+  p.block_m = 128, p.block_n = 128, p.block_k = 64, p.group_m = 1, p.stages = 5, p.warps = 4;
+  const auto prog = kernels::lift_gemm(p);
+  const cache::SdcmCacheModel sdcm({.tile_maps = false, .memo = false});
+  const auto linear = sdcm.analyze(prog, *hw), walked = sdcm.analyze(prog, walk);
+  const auto dram_read = [](const cache::CacheTraffic& t) {
+    double b = 0;
+    for (const auto& a : t.accesses)
+      if (!a.write) b += a.dram_bytes;
+    return b;
+  };
+  INFO("linear " << linear.l2_hit_rate() << ", " << dram_read(linear) << " B; walk " << walked.l2_hit_rate() << ", "
+                 << dram_read(walked) << " B");
+  CHECK(linear.l2_hit_rate() == Approx(0.6826).margin(0.03));
+  CHECK(dram_read(linear) == Approx(1.0828e9).epsilon(0.05));
+  CHECK(dram_read(walked) > 2 * 1.0828e9);
+}

@@ -217,6 +217,20 @@ double derived_rate_sd(const LoopPace& pace, const hw::HardwareSpec& hw) {
   return hw.tile_rate_sd * queued * pace.load_s / pace.iteration_s;
 }
 
+// How much wider each wave's starts are than the last (SkewModel::wave_growth), where the
+// tiles' own speeds would otherwise walk them apart (derived_rate_sd > 0) and each tile has its
+// SM to itself with its loads two or more stages ahead: there each SM keeps a speed of its own,
+// so the width grows linearly with the waves, not as the walk's sqrt(w). cta_skew.py --growth,
+// 20 such launches of 3-15 waves (3-5 stages, 64-896 iterations): 1.38-2.16% of a tile a wave
+// (p10-p90), median 1.54%; the profile's tile_wave_growth is the uniform spread's width, 0.0192.
+// Persistent launches keep the walk (their tiles are not dealt out wave by wave).
+double derived_wave_growth(const LoopPace& pace, const hw::HardwareSpec& hw, const TileLaunchOrder& order,
+                           double rate_sd) {
+  if (hw.tile_wave_growth <= 0 || rate_sd <= 0 || pace.resident > 1 || pace.ahead <= 1) return 0;
+  if (dynamic_cast<const PersistentOrder*>(&order) != nullptr) return 0;
+  return hw.tile_wave_growth;
+}
+
 // k-slices sampled along the reduction axis: one in lockstep, where every slice repeats the
 // same reuse gaps; k_samples once the tiles drift (§3.5.2).
 int k_slices(const StreamShape& shape, const SdcmOptions& options) {
@@ -237,6 +251,8 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   const double resident = static_cast<double>(slots) / static_cast<double>(sms);
   const LoopPace pace = loop_pace(p, hw, plans, resident, steps);
   shape.skew.rate_sd = options.skew_per_iteration && *options.skew_per_iteration == 0 ? 0 : derived_rate_sd(pace, hw);
+  shape.skew.wave_growth = derived_wave_growth(pace, hw, order, shape.skew.rate_sd);
+  if (shape.skew.wave_growth > 0) shape.skew.rate_sd = 0;
   // Only where the L2 is the near cache (H200, ncu-validated): with an L1.5 tier (B200) the
   // resource vector reads L1.5 hits as the share kept off L2, and a pending L1.5 miss is not.
   const double rho = dram_load(p, hw, plans, pace, static_cast<double>(slots), steps);
@@ -346,7 +362,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
     k.add(ap.access->revisit);
   }
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
-  k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.skew.rate_sd);
+  k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.skew.rate_sd).add(p.shape.skew.wave_growth);
   k.add(p.shape.foreign_share).add(p.shape.whole_stream).add(sm_count);
   std::uint64_t groups = 1469598103934665603ull;  // FNV-1a over the slots' groups
   for (const std::int32_t g : p.shape.group_of_slot) groups = (groups ^ static_cast<std::uint64_t>(g)) * 1099511628211ull;

@@ -40,14 +40,17 @@ constexpr double kFirstWaveSpread = 0.1;
 // ended. A tile ends where its drift left it after its `steps` iterations, within_tile_drift
 // (bounded: a laggard catches up on its wave-mates' blocks), plus its own speed (SkewModel::
 // rate_sd, unbounded: a pace set by the SM's queued path shares gives no catch-up); the
-// slots' offsets add up over w waves. At least kFirstWaveSpread, at most one tile. (An unbounded
+// slots' offsets add up over w waves; where each SM keeps a speed of its own (SkewModel::
+// wave_growth, derived_wave_growth) the width grows by that share of a tile each wave instead.
+// At least kFirstWaveSpread, at most one tile. (An unbounded
 // walk of sd per_iteration each iteration, as before, spread 2-stage loops over 50-140
 // iterations of their 256-896; ncu measures them near lockstep: 8192 x 8192 x 8192-28672,
 // 64 x 128 x 32, 2 stages, 77% L2 hits, l2_hit_corpus.csv.)
 double wave_width(std::int64_t w, const StreamShape& s) {
   const double steps = static_cast<double>(s.steps), drift = within_tile_drift(s.skew, steps), rate = s.skew.rate_sd * steps;
   const double sd = std::sqrt(static_cast<double>(w) * (drift * drift + rate * rate));
-  return std::clamp(std::sqrt(12.0) * sd, kFirstWaveSpread, std::max(kFirstWaveSpread, steps));
+  const double linear = s.skew.wave_growth * steps * static_cast<double>(w);
+  return std::clamp(std::hypot(std::sqrt(12.0) * sd, linear), kFirstWaveSpread, std::max(kFirstWaveSpread, steps));
 }
 
 // A deterministic standard normal per launch position: a hash of the position picks one of
@@ -133,13 +136,15 @@ const StreamWalker::Phases& StreamWalker::phases_of(std::int64_t w, std::int64_t
   const double drift = within_tile_drift(shape_.skew, k_);
   for (Phases& p : recent_)
     if (p.wave == w && p.count == count && p.slots == slots && p.steps == shape_.steps &&
-        p.skew == shape_.skew.per_iteration && p.rate == shape_.skew.rate_sd && p.k == k_) {
+        p.skew == shape_.skew.per_iteration && p.rate == shape_.skew.rate_sd &&
+        p.growth == shape_.skew.wave_growth && p.k == k_) {
       if (sorted && p.order.empty() && count > 0) sort_phases(p);
       return p;
     }
   Phases& p = recent_[next_recent_];
   next_recent_ = (next_recent_ + 1) % recent_.size();
-  p = {.slots = slots, .steps = shape_.steps, .wave = w, .count = count, .skew = shape_.skew.per_iteration, .rate = shape_.skew.rate_sd, .k = k_,
+  p = {.slots = slots, .steps = shape_.steps, .wave = w, .count = count, .skew = shape_.skew.per_iteration, .rate = shape_.skew.rate_sd,
+       .growth = shape_.skew.wave_growth, .k = k_,
        .phase = std::move(p.phase), .order = std::move(p.order)};
   const auto n = static_cast<std::size_t>(count);
   const double width = wave_width(w, shape_), start = static_cast<double>(w) * static_cast<double>(shape_.steps);

@@ -50,7 +50,7 @@ struct Field {
   Rule rule;
 };
 
-constexpr std::array<Field<HardwareSpec>, 27> kTopFields{{
+constexpr std::array<Field<HardwareSpec>, 28> kTopFields{{
     {"sm_count", &HardwareSpec::sm_count, kCount},
     {"clock_ghz", &HardwareSpec::clock_ghz, kPositive},
     {"cuda_fp32_flops_per_s", &HardwareSpec::cuda_fp32_flops_per_s, kPositive},
@@ -69,6 +69,7 @@ constexpr std::array<Field<HardwareSpec>, 27> kTopFields{{
     {"pipeline_prologue_ns", &HardwareSpec::pipeline_prologue_ns, kOptionalNonNegative},
     {"pipeline_late_copy_wait_ns", &HardwareSpec::pipeline_late_copy_wait_ns, kOptionalNonNegative},
     {"tile_rate_sd", &HardwareSpec::tile_rate_sd, kOptionalNonNegative},
+    {"tile_wave_growth", &HardwareSpec::tile_wave_growth, kOptionalNonNegative},
     {"dram_half_line_efficiency", &HardwareSpec::dram_half_line_efficiency, kOptionalNonNegative},
     {"smem_fill_bandwidth_per_sm", &HardwareSpec::smem_fill_bandwidth_per_sm, kOptionalNonNegative},
     {"l1_sectors_per_clk", &HardwareSpec::l1_sectors_per_clk, kOptionalNonNegative},
@@ -359,6 +360,7 @@ Result<HardwareSpec> parse_profile(const json& doc) {
                        "pipeline_prologue_ns",
                        "pipeline_late_copy_wait_ns",
                        "tile_rate_sd",
+                       "tile_wave_growth",
                        "dram_half_line_efficiency",
                        "smem_fill_bandwidth_per_sm",
                        "l1_sectors_per_clk",

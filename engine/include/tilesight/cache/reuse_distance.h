@@ -73,6 +73,7 @@ class ReuseKeys {
 struct SkewModel {
   double per_iteration = 0;  // 0: lockstep
   double rate_sd = 0;        // relative sd of a tile's time (0: tiles keep pace)
+  double wave_growth = 0;    // share of a tile each wave's start spread widens by (0: the rate_sd walk)
 };
 
 struct StreamShape {
@@ -254,7 +255,7 @@ class StreamWalker {
   // walks of other grids and orders with the same timing reuse them.
   struct Phases {
     std::int64_t slots = 0, steps = 0, wave = -1, count = 0;
-    double skew = 0, rate = 0, k = 0;
+    double skew = 0, rate = 0, growth = 0, k = 0;
     std::vector<float> phase;          // per slot: iterations after the wave's start
     std::vector<std::uint64_t> order;  // sort keys (ordered phase bits, slot), sorted; empty: not yet
   };

@@ -153,6 +153,12 @@ struct HardwareSpec {
   // deviation of a tile's time is tile_rate_sd times the share of a load's time in flight
   // spent queued. 0: not measured (tiles keep pace).
   double tile_rate_sd = 0;
+  // Where a tile has its SM to itself and loads 2+ stages ahead (3-5-stage loops, one CTA an
+  // SM), a launch's waves start this share of a tile's iterations further apart each wave, a
+  // uniform spread (hw_profiles/calibrate/cta_skew.py --growth: the p10-p90 width of each
+  // wave's starts grows linearly, each SM keeping a speed of its own). 0: not measured (the
+  // tile_rate_sd walk instead).
+  double tile_wave_growth = 0;
   // Reads that reach DRAM in runs of half an L2 line (64 bytes: a row-major bf16 tile 32
   // columns wide, the other tiles in flight at the same columns of other rows) move at this
   // fraction of dram_bandwidth (hw_profiles/calibrate/dram_runs.py). 0: not measured (1).
