@@ -15,8 +15,14 @@ synchronises between them. Every launch writes its own per-CTA slots, read back 
 
 CSV (one row a timed launch): case, M, N, K, block_m, block_n, block_k, group_m, stages, warps,
 launch, event_us, span_us (first CTA start to last CTA end), clock_mhz (the CTAs' cycles over
-their nanoseconds, summed), cta_cycles (mean), cta_us (mean), regs.
-Usage: python3 gemm_clock.py --out DIR            (~1.5 min on the H200)
+their nanoseconds, summed), cta_cycles (mean), cta_us (mean), regs, nvml_mhz and power_w (NVML's
+SM clock and board power sampled every 2 ms over the case's timed launches, medians: whether
+NVML sees the clock the kernels run at, so that library kernels can be read the same way).
+NVML does not see it (2026-12-02: NVML read 1980 MHz over launches that ran at 1317), so library
+kernels, which cannot be instrumented, are not measured here.
+--set wide: 36 more corpus configs (18 tile configs at 2-5 stages on 4096 x 4096 x 14336 and
+8192^3), gemm_clock_wide.csv.
+Usage: python3 gemm_clock.py --out DIR [--set main|wide]   (~15-25 s each on the H200)
        python3 gemm_clock.py --table h200/gemm_clock.csv [--cli build/bin/tilesight-cli]
            (no GPU: per case the median clock of the settled launches, its share of the
             clock of the shortest case, and the model's clock_factor and latency beside the
@@ -49,11 +55,75 @@ CASES = [(1024, 1024, 1024, 128, 128, 64, 8, 5, 4), (2048, 2048, 2048, 128, 128,
          (8192, 8192, 8192, 64, 64, 32, 1, 2, 4), (8192, 8192, 8192, 128, 64, 32, 1, 2, 4),
          (8192, 8192, 8192, 64, 128, 32, 1, 5, 4), (8192, 128, 8192, 128, 64, 32, 1, 2, 4),
          (128, 8192, 8192, 64, 128, 64, 8, 5, 8), (1024, 1024, 16384, 128, 128, 64, 8, 5, 4)]
+WIDE_CASES = [(M, N, K, bm, bn, bk, g, s, w) for (M, N, K) in [(4096, 4096, 14336), (8192, 8192, 8192)]
+              for (bm, bn, bk, g, s, w) in [(64, 64, 32, 1, 5, 8), (64, 128, 32, 1, 3, 4), (64, 128, 64, 8, 5, 8),
+                                            (64, 256, 64, 1, 2, 4), (128, 64, 64, 1, 3, 8), (128, 128, 32, 1, 4, 8),
+                                            (128, 128, 64, 1, 2, 8), (128, 256, 64, 8, 2, 4), (256, 64, 32, 8, 3, 4),
+                                            (256, 128, 32, 8, 5, 8), (64, 64, 128, 1, 3, 4), (128, 64, 128, 8, 4, 8),
+                                            (64, 128, 32, 1, 4, 8), (256, 64, 64, 8, 5, 4), (128, 256, 32, 8, 4, 8),
+                                            (64, 64, 64, 8, 3, 4), (128, 64, 32, 8, 3, 8), (64, 256, 32, 8, 2, 8)]]
 FIELDS = ["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps", "launch",
-          "event_us", "span_us", "clock_mhz", "cta_cycles", "cta_us", "regs"]
+          "event_us", "span_us", "clock_mhz", "cta_cycles", "cta_us", "regs", "nvml_mhz", "power_w"]
 
 
-def measure(out_dir, warmup_ms, rep_ms):
+class Sampler:
+    """NVML's SM clock and board power every 2 ms on a thread of its own, between start() and stop()."""
+
+    def __init__(self):
+        import threading
+        from power_mix import Nvml
+        self.nvml, self.threading, self.samples = Nvml(), threading, []
+
+    def start(self):
+        self.samples, self.running = [], True
+
+        def run():
+            import time
+            while self.running:
+                self.samples.append((self.nvml.sm_mhz(), self.nvml.power_w()))
+                time.sleep(0.002)
+        self.thread = self.threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.running = False
+        self.thread.join()
+        if not self.samples:
+            return float("nan"), float("nan")
+        return (statistics.median(m for m, _ in self.samples), statistics.median(p for _, p in self.samples))
+
+
+def timed_calls(call, flush, warmup_ms, rep_ms, sampler):
+    """do_bench's protocol around `call(r)` (r: the timed launch's index; no argument untimed): the
+    per-launch times (us), NVML's median clock and power over the timed launches."""
+    import torch
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    call()
+    torch.cuda.synchronize()
+    flush.zero_()
+    e0.record()
+    call()
+    e1.record()
+    torch.cuda.synchronize()
+    one_ms = max(e0.elapsed_time(e1), 0.005)
+    for _ in range(max(1, int(warmup_ms / one_ms))):
+        flush.zero_()
+        call()
+    n = max(4, min(400, int(rep_ms / one_ms)))
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+    sampler.start()
+    for r in range(n):
+        flush.zero_()
+        starts[r].record()
+        call(r)
+        ends[r].record()
+    torch.cuda.synchronize()
+    mhz, watts = sampler.stop()
+    return [s.elapsed_time(e) * 1000 for s, e in zip(starts, ends)], mhz, watts
+
+
+def measure(out_dir, warmup_ms, rep_ms, cases=CASES, name="gemm_clock.csv"):
     import torch
     import triton
     import triton.language as tl
@@ -105,12 +175,13 @@ def measure(out_dir, warmup_ms, rep_ms):
 
     from envinfo import header_lines
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
-    path = os.path.join(out_dir, "gemm_clock.csv")
+    sampler = Sampler()
+    path = os.path.join(out_dir, name)
     with open(path, "w", newline="") as f:
         f.write(header_lines("gemm_clock.py"))
         w = csv.writer(f)
         w.writerow(FIELDS)
-        for i, (M, N, K, bm, bn, bk, gm, st, wp) in enumerate(CASES):
+        for i, (M, N, K, bm, bn, bk, gm, st, wp) in enumerate(cases):
             a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
             c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
@@ -123,40 +194,23 @@ def measure(out_dir, warmup_ms, rep_ms):
             scratch = torch.zeros(tiles * 4, device="cuda", dtype=torch.int64)
             kernel = launch(scratch)
             torch.cuda.synchronize()
-            # one launch's time, to size the warm-up and the timed launches as do_bench does
-            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            flush.zero_()
-            e0.record()
-            launch(scratch)
-            e1.record()
-            torch.cuda.synchronize()
-            one_ms = max(e0.elapsed_time(e1), 0.005)
-            n_warm = max(1, int(warmup_ms / one_ms))
-            n_rep = max(4, min(400, int(rep_ms / one_ms)))
-            slots = torch.zeros(n_rep, tiles * 4, device="cuda", dtype=torch.int64)
-            starts = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
-            ends = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
-            for _ in range(n_warm):
-                flush.zero_()
-                launch(scratch)
-            for r in range(n_rep):
-                flush.zero_()
-                starts[r].record()
-                launch(slots[r])
-                ends[r].record()
-            torch.cuda.synchronize()
-            v = slots.view(n_rep, tiles, 4).cpu()
+            slots = torch.zeros(400, tiles * 4, device="cuda", dtype=torch.int64)  # timed_calls makes at most 400
+            times, mhz, watts = timed_calls(lambda r=None: launch(scratch if r is None else slots[r]), flush,
+                                            warmup_ms, rep_ms, sampler)
+            n_rep = len(times)
+            v = slots[:n_rep].view(n_rep, tiles, 4).cpu()
             for r in range(n_rep):
                 t0, t1, c0, c1 = (v[r, :, j].double() for j in range(4))
                 ns, cyc = (t1 - t0), (c1 - c0)
-                w.writerow(["gemm", M, N, K, bm, bn, bk, gm, st, wp, r, f"{starts[r].elapsed_time(ends[r]) * 1000:.2f}",
+                w.writerow(["gemm", M, N, K, bm, bn, bk, gm, st, wp, r, f"{times[r]:.2f}",
                             f"{(t1.max() - t0.min()).item() / 1000:.2f}", f"{cyc.sum().item() / ns.sum().item() * 1000:.1f}",
-                            f"{cyc.mean().item():.0f}", f"{ns.mean().item() / 1000:.3f}", kernel.n_regs])
-            med = statistics.median(float(s.elapsed_time(e)) for s, e in zip(starts, ends)) * 1000
+                            f"{cyc.mean().item():.0f}", f"{ns.mean().item() / 1000:.3f}", kernel.n_regs, f"{mhz:.0f}",
+                            f"{watts:.1f}"])
+            med = statistics.median(times)
             clk = statistics.median(((v[r, :, 3] - v[r, :, 2]).double().sum() / (v[r, :, 1] - v[r, :, 0]).double().sum()).item()
                                     for r in range(n_rep // 2, n_rep)) * 1000
             print(f"{i:2d} {M}x{N}x{K} {bm}x{bn}x{bk} g{gm} s{st} w{wp}: {n_rep} launches, median {med:.1f} us, "
-                  f"clock {clk:.0f} MHz, regs {kernel.n_regs}", flush=True)
+                  f"clock {clk:.0f} MHz (NVML {mhz:.0f}, {watts:.0f} W), regs {kernel.n_regs}", flush=True)
             f.flush()
             del a, b, c, slots, scratch
             torch.cuda.empty_cache()
@@ -198,6 +252,7 @@ def table(path, cli):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out")
+    ap.add_argument("--set", choices=["main", "wide"], default="main")
     ap.add_argument("--warmup-ms", type=float, default=20.0)
     ap.add_argument("--rep-ms", type=float, default=60.0)
     ap.add_argument("--table")
@@ -207,7 +262,8 @@ def main():
         table(args.table, args.cli)
     elif args.out:
         os.makedirs(args.out, exist_ok=True)
-        measure(args.out, args.warmup_ms, args.rep_ms)
+        measure(args.out, args.warmup_ms, args.rep_ms,
+                *((WIDE_CASES, "gemm_clock_wide.csv") if args.set == "wide" else (CASES, "gemm_clock.csv")))
     else:
         ap.error("--out DIR or --table CSV")
 
