@@ -348,6 +348,38 @@ def widths(path):
               f"iterations) by wave: {', '.join(out)}")
 
 
+def neighbours(paths):
+    """Per group-1 multi-wave launch (first repeat), from the 3rd wave on: how far apart in time
+    the tiles next to each other in launch order that share a block of A (one row of C's tiles)
+    start and end, in iterations of the median tile, and the spread of their tile times'
+    difference. The cache model lays a wave's starts out evenly and gives each tile a bounded
+    drift of its own (stream_walker.cpp); who merges depends on how close sharers run."""
+    import statistics
+    for path in paths:
+        for key, tiles in sorted(read_launches(path).items()):
+            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+            if rep != 0 or group_m != 1:
+                continue
+            steps = -(-k // bk)
+            iteration = statistics.median(e - s for s, e in tiles.values()) / steps
+            first_end = min(e for _, e in tiles.values())
+            slots = sum(1 for s, _ in tiles.values() if s < first_end)
+            row = -(-n // bn)
+            starts, ends, diffs = [], [], []
+            for p in range(2 * slots, len(tiles) - 1):
+                if p // row == (p + 1) // row and p in tiles and p + 1 in tiles:
+                    (s0, e0), (s1, e1) = tiles[p], tiles[p + 1]
+                    starts.append(abs(s1 - s0) / iteration)
+                    ends.append(abs(e1 - e0) / iteration)
+                    diffs.append(((e1 - s1) - (e0 - s0)) / iteration)
+            if len(diffs) < 20:
+                continue
+            print(f"{m}x{n}x{k} {bm}x{bn}x{bk} stages {stages} warps {warps} ({slots // 132} an SM, {steps} "
+                  f"iterations): A's neighbours start {statistics.median(starts):.3f} apart (median; "
+                  f"{sum(1 for x in starts if x < 0.05) / len(starts):.0%} within 0.05), end "
+                  f"{statistics.median(ends):.2f} apart, tile times differ by {statistics.pstdev(diffs):.2f} (sd)")
+
+
 def growth(paths):
     """The profile's `tile_wave_growth`: for every multi-wave launch with one tile an SM and 3-5
     stages (first repeat), the p10-p90 width of each wave's starts (as --widths) over the tile's
@@ -389,6 +421,7 @@ def main():
     ap.add_argument("--fit")
     ap.add_argument("--gaps", help="a multi-wave CSV (cta_skew_big.csv.gz): start gaps of tiles sharing B")
     ap.add_argument("--widths", help="a multi-wave CSV: how far apart each wave's tiles start, wave after wave")
+    ap.add_argument("--neighbours", nargs="+", help="multi-wave CSVs: how close the tiles sharing a block of A run")
     ap.add_argument("--growth", nargs="+", help="multi-wave CSVs: the profile's tile_wave_growth (one tile an SM, 3-5 stages)")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout"], default="corpus")
@@ -404,6 +437,9 @@ def main():
         return
     if args.growth:
         growth(args.growth)
+        return
+    if args.neighbours:
+        neighbours(args.neighbours)
         return
     from envinfo import header_lines
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
