@@ -40,7 +40,7 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
 --fit derives the profile's `tile_rate_sd`: for each one-wave case, the relative standard
 deviation of the first wave's tile times on the SMs holding the most tiles (an SM with fewer tiles gives
 each a larger share of its path), against the model's queued share of a load's time in
-flight (engine/src/cache/sdcm_cache_model.cpp, derived_rate_sd): 1 - (pipeline_round_trip_ns
+flight (engine/src/cache/stream_shape.cpp, derived_rate_sd): 1 - (pipeline_round_trip_ns
 + dram_queue_ns) / ((stages - 1) x the resident tiles' loads of an iteration at
 l2.per_sm_bandwidth). tile_rate_sd is the least-squares slope through the origin over the
 cases with a queued share (3-5 stages; 2-stage loops queue nothing).
@@ -315,6 +315,16 @@ def gaps(path):
               f"iterations apart (median; 75th percentile {p75:.1f}), {len(reps)} launches")
 
 
+def launch_shape(tiles, k, bk):
+    """A recorded launch's loop iterations, its median tile's iteration (ns) and its slots (the
+    tiles that start before the first one ends)."""
+    import statistics
+    steps = -(-k // bk)
+    iteration = statistics.median(e - s for s, e in tiles.values()) / steps
+    first_end = min(e for _, e in tiles.values())
+    return steps, iteration, sum(1 for s, _ in tiles.values() if s < first_end)
+
+
 def widths(path):
     """Per multi-wave launch (first repeat): how far apart the tiles of each wave start, wave after
     wave. The launch's slots are the tiles that start before the first one ends; wave g is launch
@@ -330,9 +340,7 @@ def widths(path):
         if rep != 0:
             continue
         times = [e - s for s, e in tiles.values()]
-        iteration = statistics.median(times) / -(-k // bk)
-        first_end = min(e for _, e in tiles.values())
-        slots = sum(1 for s, _ in tiles.values() if s < first_end)
+        _, iteration, slots = launch_shape(tiles, k, bk)
         waves = len(tiles) // slots
         if waves < 3:
             continue
@@ -360,10 +368,7 @@ def neighbours(paths):
             m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
             if rep != 0 or group_m != 1:
                 continue
-            steps = -(-k // bk)
-            iteration = statistics.median(e - s for s, e in tiles.values()) / steps
-            first_end = min(e for _, e in tiles.values())
-            slots = sum(1 for s, _ in tiles.values() if s < first_end)
+            steps, iteration, slots = launch_shape(tiles, k, bk)
             row = -(-n // bn)
             starts, ends, diffs = [], [], []
             for p in range(2 * slots, len(tiles) - 1):
@@ -393,11 +398,7 @@ def growth(paths):
             m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
             if rep != 0 or stages < 3:
                 continue
-            times = [e - s for s, e in tiles.values()]
-            steps = -(-k // bk)
-            iteration = statistics.median(times) / steps
-            first_end = min(e for _, e in tiles.values())
-            slots = sum(1 for s, _ in tiles.values() if s < first_end)
+            steps, iteration, slots = launch_shape(tiles, k, bk)
             waves = len(tiles) // slots
             if waves < 3 or slots > 132:
                 continue
@@ -429,18 +430,11 @@ def main():
     if args.fit:
         fit(args.fit, args.profile)
         return
-    if args.gaps:
-        gaps(args.gaps)
-        return
-    if args.widths:
-        widths(args.widths)
-        return
-    if args.growth:
-        growth(args.growth)
-        return
-    if args.neighbours:
-        neighbours(args.neighbours)
-        return
+    for given, analysis in ((args.gaps, gaps), (args.widths, widths), (args.growth, growth),
+                            (args.neighbours, neighbours)):
+        if given:
+            analysis(given)
+            return
     from envinfo import header_lines
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
     name = {"big": "cta_skew_big.csv", "wide": "cta_skew_wide.csv", "small": "cta_skew_small.csv",

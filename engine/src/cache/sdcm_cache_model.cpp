@@ -8,7 +8,7 @@
 #include "analysis_memo.h"
 #include "cascade.h"
 #include "sdcm_tally.h"
-#include "tilesight/model/occupancy.h"
+#include "stream_shape.h"
 
 namespace tilesight::cache {
 
@@ -17,6 +17,9 @@ namespace {
 using detail::AccessPlan;
 using detail::Levels;
 using detail::Tally;
+using detail::assign_groups;
+using detail::multicast_of;
+using detail::stream_shape;
 
 // Bytes of one tile footprint; clamped: only the part inside the tensor. A tile wider than
 // the tensor (16 rows of A under a 128-row tile, rows wrapped as Triton's tutorial does)
@@ -97,171 +100,10 @@ std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_by
   return plans;
 }
 
-// Inter-SM skew (§5.3) from the profile: an iteration lasts about one memory round trip (the
-// latency floor, DESIGN.md), and whether its loads hit L2 or go to DRAM lengthens or shortens
-// it by the difference of the two latencies: sd per iteration = (DRAM - L2) / DRAM latency.
-double derived_skew(const hw::HardwareSpec& hw) {
-  if (hw.dram_latency_ns <= 0 || hw.l2.latency_ns <= 0 || hw.l2.latency_ns >= hw.dram_latency_ns) return 0;
-  return (hw.dram_latency_ns - hw.l2.latency_ns) / hw.dram_latency_ns;
-}
-
-// The pace of an SM's resident tiles through their K loop: an iteration's roofline (tensor
-// cores or the SM's path from L2), the path's share of it, and the stages ahead of use.
-struct LoopPace {
-  double iteration_s = 0;  // the longer of the tensor-core work and the loads, all resident tiles
-  double load_s = 0;       // the loads of an iteration of all resident tiles at the SM's path
-  double ahead = 1;        // stages - 1: iterations a load is issued before its use
-  double resident = 1;     // tiles an SM runs at once
-};
-
-// The CTAs of a cluster that share one TMA multicast of the tensor's loads (1: none): each
-// SM's path from L2 carries its share.
-double multicast_of(const plan::TileProgram& p, const std::string& tensor) {
-  double m = 1;
-  for (const auto& a : p.actions)
-    if (a.op == plan::OpKind::kLoad && !a.operands.empty() && a.operands.front() == tensor) m = std::max(m, a.multicast);
-  return m;
-}
-
-LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const std::vector<AccessPlan>& plans,
-                   double resident, double steps) {
-  LoopPace pace;
-  if (hw.sm_count <= 0) return pace;
-  double tc_s = 0, load_bytes = 0;  // per tile
-  for (const auto& a : p.actions) {
-    if (a.op != plan::OpKind::kMmaTc) continue;
-    const double rate = hw.tensor_flops(a.dtype, a.mma) / hw.sm_count;
-    if (rate > 0) tc_s += a.flops * static_cast<double>(p.executions_per_tile(a.loop)) / rate;
-  }
-  for (const AccessPlan& ap : plans) {
-    if (ap.access->write) continue;
-    const double bytes = ap.request_bytes * ap.executions / multicast_of(p, ap.access->tensor);
-    load_bytes += bytes;
-    const plan::Loop* loop = p.find_loop(ap.access->loop);
-    const auto ahead = static_cast<double>(loop ? std::max<std::int64_t>(1, loop->stages - 1) : 1);
-    pace.ahead = std::max(pace.ahead, ahead);
-  }
-  const double per_sm = hw.l2.per_sm_bandwidth;
-  const double load_s = per_sm > 0 ? load_bytes / per_sm : 0;
-  pace.iteration_s = resident * std::max(tc_s, load_s) / std::max(1.0, steps);
-  pace.load_s = resident * load_s / std::max(1.0, steps);
-  pace.resident = resident;
-  return pace;
-}
-
-// The fill window (misses in flight, beyond the paper): a miss stays pending while the tiles
-// that share its block pass it; touches of the block in that time by the same SM group are
-// served by its fill (sdcm_tally.cpp: those that reach a lookup count as hits, the rest merge).
-// In iterations: at least the DRAM latency over the length of an iteration, the roofline of
-// the SM's resident tiles (their tensor-core work at the SM's share of the tensor rate, or
-// their loads at one SM's path from L2, l2.per_sm_bandwidth, whichever is longer), and at
-// least SdcmOptions::lockstep_iterations: tiles that share blocks travel together (a laggard
-// finds them in L2 and catches up, ncu_pending.csv's staggered bursts), so a block's readers
-// within the wave's lockstep spread find its fill in flight, however deep their pipelines.
-// ncu counts one-wave grids' lookups flat in the stages (0.65-0.69 a requested sector at 2-5
-// stages); a window of the stages in flight (Little's law at the SM's path, before 2026-12-01)
-// grew with them and gave 0.81 -> 0.60.
-// The DRAM latency term grows with the DRAM's load (`dram_load`, rho): a miss stays pending
-// for its queueing too, the latency over 1 - rho. hw_profiles/calibrate/lrc_window.py: a
-// second SM's read of a fill in flight merges into it for 160-500 ns with the DRAM idle,
-// 300-800 ns while the other SMs read L2, and past 3.2 us while they stream from DRAM.
-double derived_fill_window(const LoopPace& pace, const hw::HardwareSpec& hw, double lockstep_iterations,
-                           double dram_load) {
-  if (hw.dram_latency_ns <= 0 || !(pace.iteration_s > 0)) return 0;
-  return std::max(lockstep_iterations, hw.dram_latency_ns * 1e-9 / (1 - dram_load) / pace.iteration_s);
-}
-
-// The share of the DRAM's bandwidth a launch's reads keep busy, as far as the cache model can
-// say before it runs: every loaded tensor read once (its distinct bytes) over the launch's
-// time at the iteration's roofline (LoopPace: its waves of `steps` iterations). At most 0.9.
-double dram_load(const plan::TileProgram& p, const hw::HardwareSpec& hw, const std::vector<AccessPlan>& plans,
-                 const LoopPace& pace, double slots, double steps) {
-  if (hw.dram_bandwidth <= 0 || !(pace.iteration_s > 0)) return 0;
-  double bytes = 0;
-  for (const AccessPlan& ap : plans)
-    if (!ap.access->write) bytes += ap.unique_bytes;
-  const double waves = std::max(1.0, static_cast<double>(p.grid.tiles()) / std::max(1.0, slots));
-  return std::min(0.9, bytes / (waves * steps * pace.iteration_s * hw.dram_bandwidth));
-}
-
-// The hit window (beside the fill window): another SM's read of a sector already in L2 merges
-// into the first one in the request coalescer only if it comes within l2.hit_merge_ns of it
-// (hw_profiles/calibrate/lrc_window.py --fine: 34 ns on the H200, where a read of a fill in
-// flight merges for 160-500 ns). In iterations.
-double derived_hit_window(const LoopPace& pace, const hw::HardwareSpec& hw) {
-  if (hw.l2.hit_merge_ns <= 0 || !(pace.iteration_s > 0)) return 0;
-  return hw.l2.hit_merge_ns * 1e-9 / pace.iteration_s;
-}
-
-// The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use
-// is in flight for ahead x the iteration's load time when the SM's path sets the pace; of
-// that, the loaded round trip of a miss (pipeline_round_trip_ns + dram_queue_ns) is transit
-// and the rest waits in the path's queue, where the SMs' shares differ: the tiles' times vary
-// by tile_rate_sd x that queued share x the path's share of the iteration. A 2-stage loop
-// whose loads arrive within the round trip queues nothing: its tiles keep pace (a miss
-// lengthens the iteration of the tile ahead, the per_iteration walk). cta_skew.py: 2048 x 2048
-// x 8192-32768, 64 x 128 x 32 tiles, one wave: tile times vary by 2.5% at 2 stages, 4.0% at
-// 3 (queued share 0.45), 7.0% at 4 and 5 (0.63).
-// Nor does a 2-stage loop that has its SM to itself: nothing else queues on its path, and each
-// iteration waits its round trip, so a tile that falls behind finds its partners' blocks in L2
-// and catches up. The start times of such launches stay within 1-8 iterations (p10-p90) of
-// each other wave after wave (cta_skew.py --widths over h200/cta_skew_big.csv.gz and
-// cta_skew_coherence.csv.gz: 64 x 256 x 128 and 128 x 256 x 128 tiles, 13-31 waves), where
-// the queued share gave them 3.6-4.7% a tile and a spread of 60-120 iterations by the 8th
-// wave; with two or more tiles an SM, or 3-5 stages, the measured spread does grow.
-double derived_rate_sd(const LoopPace& pace, const hw::HardwareSpec& hw) {
-  if (hw.tile_rate_sd <= 0 || pace.load_s <= 0 || pace.iteration_s <= 0) return 0;
-  if (pace.ahead <= 1 && pace.resident <= 1) return 0;
-  const double transit_ns = hw.pipeline_round_trip_ns > 0 ? hw.pipeline_round_trip_ns + hw.dram_queue_ns : hw.dram_latency_ns;
-  const double queued = std::max(0.0, 1.0 - transit_ns * 1e-9 / (pace.ahead * pace.load_s));
-  return hw.tile_rate_sd * queued * pace.load_s / pace.iteration_s;
-}
-
-// How much wider each wave's starts are than the last (SkewModel::wave_growth), where the
-// tiles' own speeds would otherwise walk them apart (derived_rate_sd > 0) and each tile has its
-// SM to itself with its loads two or more stages ahead: there each SM keeps a speed of its own,
-// so the width grows linearly with the waves, not as the walk's sqrt(w). cta_skew.py --growth,
-// 20 such launches of 3-15 waves (3-5 stages, 64-896 iterations): 1.38-2.16% of a tile a wave
-// (p10-p90), median 1.54%; the profile's tile_wave_growth is the uniform spread's width, 0.0192.
-// Persistent launches keep the walk (their tiles are not dealt out wave by wave).
-double derived_wave_growth(const LoopPace& pace, const hw::HardwareSpec& hw, const TileLaunchOrder& order,
-                           double rate_sd) {
-  if (hw.tile_wave_growth <= 0 || rate_sd <= 0 || pace.resident > 1 || pace.ahead <= 1) return 0;
-  if (dynamic_cast<const PersistentOrder*>(&order) != nullptr) return 0;
-  return hw.tile_wave_growth;
-}
-
 // k-slices sampled along the reduction axis: one in lockstep, where every slice repeats the
 // same reuse gaps; k_samples once the tiles drift (§3.5.2).
 int k_slices(const StreamShape& shape, const SdcmOptions& options) {
   return shape.skew.per_iteration > 0 || shape.skew.rate_sd > 0 ? std::max(1, options.k_samples) : 1;
-}
-
-StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw, const TileLaunchOrder& order,
-                         const std::vector<AccessPlan>& plans, const Levels& lv, const SdcmOptions& options) {
-  auto occ = model::compute_occupancy(p.resources, hw);
-  const auto sms = std::max<std::int64_t>(1, static_cast<std::int64_t>(hw.sm_count));
-  std::int64_t slots = sms * (occ ? std::max(1, occ->resident_blocks) : 1);
-  if (order.resident_ctas() > 0) slots = std::min(slots, order.resident_ctas());
-  double steps = 1;
-  for (const auto& ap : plans) steps = std::max(steps, ap.executions);
-  StreamShape shape{.slots = slots, .groups = lv.groups, .group_of_slot = {},
-                    .steps = static_cast<std::int64_t>(steps), .skew = {}};
-  shape.skew.per_iteration = options.skew_per_iteration.value_or(derived_skew(hw));
-  const double resident = static_cast<double>(slots) / static_cast<double>(sms);
-  const LoopPace pace = loop_pace(p, hw, plans, resident, steps);
-  shape.skew.rate_sd = options.skew_per_iteration && *options.skew_per_iteration == 0 ? 0 : derived_rate_sd(pace, hw);
-  shape.skew.wave_growth = derived_wave_growth(pace, hw, order, shape.skew.rate_sd);
-  if (shape.skew.wave_growth > 0) shape.skew.rate_sd = 0;
-  // Only where the L2 is the near cache (H200, ncu-validated): with an L1.5 tier (B200) the
-  // resource vector reads L1.5 hits as the share kept off L2, and a pending L1.5 miss is not.
-  const double rho = dram_load(p, hw, plans, pace, static_cast<double>(slots), steps);
-  shape.fill_window =
-      lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw, options.lockstep_iterations, rho));
-  shape.hit_window = lv.l15 ? 0.0 : options.hit_window.value_or(derived_hit_window(pace, hw));
-  shape.foreign_share = lv.l15 ? 0.0 : 1.0 / static_cast<double>(lv.groups);
-  shape.whole_stream = lv.l15;
-  return shape;
 }
 
 // A TMA multicast (`multicast` CTAs of a cluster) asks L2 once for the whole cluster; the stream
@@ -296,31 +138,6 @@ AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, cons
     at.l2_merged_bytes = sums.merged;
   }
   return at;
-}
-
-
-
-// The L2 partition next to the SM of each launch slot: the profile's measured map
-// (l2.slot_partition) for the fewest resident CTAs an SM at or above the launch's, else its
-// largest, the slots past it repeating it. On the H200 the slots come in runs on one partition
-// (slots 0-15 next to one, 16-63 the other, one CTA an SM: sm_partition.cu), so tiles launched
-// together mostly share their near partition. Without a map the SMs alternate.
-void assign_groups(StreamShape& shape, const hw::HardwareSpec& hw, const Levels& lv) {
-  const auto sms = std::max<std::int64_t>(1, static_cast<std::int64_t>(hw.sm_count));
-  shape.group_of_slot.resize(static_cast<std::size_t>(shape.slots));
-  const auto& measured = hw.l2.slot_partition;
-  if (!lv.l15 && !measured.empty() && static_cast<double>(shape.groups) == hw.l2.partitions) {
-    const std::int64_t resident = (shape.slots + sms - 1) / sms;
-    auto map = std::find_if(measured.begin(), measured.end(),
-                            [&](const hw::SlotPartition& m) { return m.resident >= resident; });
-    if (map == measured.end()) --map;
-    const auto n = static_cast<std::int64_t>(map->partition.size());
-    for (std::int64_t s = 0; s < shape.slots; ++s)
-      shape.group_of_slot[static_cast<std::size_t>(s)] = map->partition[static_cast<std::size_t>(s % n)];
-    return;
-  }
-  for (std::int64_t s = 0; s < shape.slots; ++s)
-    shape.group_of_slot[static_cast<std::size_t>(s)] = static_cast<std::int32_t>((s % sms) % shape.groups);
 }
 
 // Step 1: what the walk reads, from the program and the hardware.
