@@ -346,6 +346,30 @@ TEST_CASE("a persistent schedule's swizzle parses, round-trips and is checked", 
   CHECK(bad.errors().front().path == "params.swizzle");
 }
 
+TEST_CASE("a schedule's clusters parse, round-trip and are checked", "[plan]") {
+  json j = base_plan();
+  j["schedule"] = {{"cluster", {2, 1}}};
+  auto p = plan::parse_tile_program(j);
+  REQUIRE(p.ok());
+  CHECK(p->schedule.cluster_rows == 2);
+  CHECK(p->schedule.cluster_cols == 1);
+  CHECK(plan::to_json(p.value())["schedule"]["cluster"] == json{2, 1});
+  CHECK_FALSE(plan::to_json(plan::parse_tile_program(base_plan()).value()).contains("schedule"));
+  // A lifted GEMM's cluster_m x cluster_n is the grid's rows x columns, through a plan file.
+  tilesight::kernels::GemmParams g;
+  g.M = g.N = g.K = 4096, g.persistent = true, g.warps = 12, g.cluster_n = 2;
+  const auto back = plan::parse_tile_program(plan::to_json(tilesight::kernels::lift_gemm(g)));
+  REQUIRE(back.ok());
+  CHECK(back->schedule.cluster_rows == 1);
+  CHECK(back->schedule.cluster_cols == 2);
+  for (const json& bad : {json{0, 1}, json{4, 8}, json{2}, json("2x1")}) {
+    j["schedule"]["cluster"] = bad;
+    INFO(bad.dump() << ": " << all_text(errors_of(j)));
+    REQUIRE(errors_of(j).size() == 1);
+    CHECK(errors_of(j).front().path == "schedule.cluster");
+  }
+}
+
 TEST_CASE("to_json writes deps by name and keeps every field", "[plan]") {
   plan::TileProgram p = plan::parse_tile_program(base_plan()).value();
   p.kernel = "gemm";

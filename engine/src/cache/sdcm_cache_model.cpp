@@ -95,6 +95,7 @@ std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_by
     ap.copies = w.copies;
     ap.repeats = w.looked_up;
     ap.part_lines = w.part_lines;
+    ap.multicast = multicast_of(p, a.tensor);
     plans.push_back(std::move(ap));
   }
   return plans;
@@ -106,12 +107,9 @@ int k_slices(const StreamShape& shape, const SdcmOptions& options) {
   return shape.skew.per_iteration > 0 || shape.skew.rate_sd > 0 ? std::max(1, options.k_samples) : 1;
 }
 
-// A TMA multicast (`multicast` CTAs of a cluster) asks L2 once for the whole cluster; the stream
-// walks every CTA's request, its followers' right after the leader's. Where the leader missed,
-// they merged into its fill (no lookup); where it hit, they are lookups that hit, which ncu's
-// lts__t_sectors does not see: taken out, (m - 1) / m of the hits.
-AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, const Levels& lv, double tiles,
-                             double multicast) {
+// What an access's requests came to, from its tally. A TMA multicast's followers are not in
+// the tally (StreamAccess::follower): the cluster's leader asked for all of them.
+AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, const Levels& lv, double tiles) {
   AccessTraffic at{.tensor = ap.access->tensor, .write = ap.access->write, .revisit = ap.access->revisit > 0};
   at.requested_bytes = tiles * ap.executions * ap.request_bytes;
   if (ap.access->write) {  // a store allocates in L2: a hit, written back once (first_touch.cpp)
@@ -127,11 +125,6 @@ AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, cons
     at.dram_bytes = sums.dram;
     at.l2_lookup_bytes = sums.near_lookups + sums.far_lookups;
     at.l2_hit_bytes = sums.near_hits + sums.far_hits;
-    if (multicast > 1) {
-      const double followers = at.l2_hit_bytes * (1 - 1 / multicast);
-      at.l2_lookup_bytes -= followers;
-      at.l2_hit_bytes = std::max(0.0, at.l2_hit_bytes - followers);
-    }
     at.l2_far_lookup_bytes = sums.far_lookups;
     at.l2_far_hit_bytes = sums.far_hits;
     at.l2_pending_bytes = sums.pending;
@@ -176,8 +169,9 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
     k.add(ap.access->tensor).add(ap.access->write).add(static_cast<std::int64_t>(ap.access->reuse_dims.size()));
     for (const auto& r : ap.access->reuse_dims) k.add(r);
     k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.copies).add(ap.repeats).add(ap.part_lines);
-    k.add(ap.access->revisit);
+    k.add(ap.access->revisit).add(ap.multicast);
   }
+  k.add(program.schedule.cluster_rows).add(program.schedule.cluster_cols);
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
   k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.skew.rate_sd).add(p.shape.skew.wave_growth);
   k.add(p.shape.foreign_share).add(p.shape.whole_stream).add(sm_count);
@@ -213,7 +207,7 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   std::vector<std::int64_t> seq;  // the whole sequence: for the maps, or an order without closed form
   if (options.tile_maps || !p.order->closed_form()) seq = p.order->sequence(program.grid);
   const TileSequence tiles_in = p.order->closed_form() ? TileSequence{.order = p.order.get(), .grid = &program.grid}
-                                                       : TileSequence{.ids = &seq};
+                                                       : TileSequence{.ids = &seq, .grid = &program.grid};
   const std::int64_t tiles = tiles_in.size();
   StreamInput input;
   std::vector<std::size_t> streamed;
@@ -231,7 +225,10 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
     input.bytes_per_iteration.push_back(rate);
     // The revisit's iterations of its loop in stream iterations (steps per execution).
     input.revisit_gap.push_back(ap.access->revisit * static_cast<double>(p.shape.steps) / std::max(1.0, ap.executions));
+    input.multicast.push_back(ap.multicast > 1);
   }
+  input.cluster_rows = program.schedule.cluster_rows;
+  input.cluster_cols = program.schedule.cluster_cols;
   const auto waves = sample_waves(tiles, p.shape.slots, options.max_waves);
   const bool maps = options.tile_maps && tiles > 0;
   Tally t = detail::empty_tally(p.plans.size(), waves, p.shape.slots, tiles, maps);
@@ -250,8 +247,7 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   walk_touches(tiles_in, p, options, ctx, input, wave, t);
   CacheTraffic traffic{.model = std::move(name), .accesses = {}, .tile_maps = {}};
   for (std::size_t a = 0; a < p.plans.size(); ++a)
-    traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles),
-                                              multicast_of(program, p.plans[a].access->tensor)));
+    traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles)));
   if (maps) detail::add_maps(traffic, t, p.plans, seq, waves, p.lv.l15);
   return traffic;
 }

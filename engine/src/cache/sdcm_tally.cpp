@@ -55,7 +55,8 @@ void emit_touches(const WaveStream& wave, const TallyContext& c, std::vector<Tou
     out.push_back({.pos = sa.pos,
                    .key = sa.key,
                    .plan = static_cast<std::int16_t>(c.streamed[s]),
-                   .group = static_cast<std::int16_t>(sa.group),
+                   .group = static_cast<std::int8_t>(sa.group),
+                   .follower = sa.follower,
                    .sample = wave.sample,
                    .gap_same = sa.gap_same,
                    .near_hit = o.near_hit,
@@ -113,17 +114,19 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     Tally::Sums* sums;
     std::int64_t copies, repeats;
     bool part_lines;
+    double looked;
   };
   thread_local std::vector<PerAccess> per;
   per.resize(n);
+  const double looked = 1.0 / static_cast<double>(std::max<std::int64_t>(1, t.merge_per_lookup));
   for (std::size_t a = 0; a < n; ++a)
     per[a] = {.runs = !t.runs.empty() && c.plans[a].block_bytes > 0 ? t.runs[a].data() : nullptr,
               .sums = &t.access[a],
               .copies = c.plans[a].copies,
               .repeats = c.plans[a].repeats,
-              .part_lines = c.plans[a].part_lines};
+              .part_lines = c.plans[a].part_lines,
+              .looked = c.plans[a].multicast > 1 ? 1.0 : looked};
   const bool maps = !t.count.empty();
-  const double looked = 1.0 / static_cast<double>(std::max<std::int64_t>(1, t.merge_per_lookup));
   const auto groups = static_cast<std::size_t>(c.levels.groups);
   for (const Touch* touch = first; touch != last; ++touch) {
     const Touch& tc = *touch;
@@ -131,6 +134,12 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     const PerAccess& pa = per[plan];
     const std::size_t at = static_cast<std::size_t>(tc.sample) * n + plan;
     Outcome o = tc.outcome();
+    if (tc.follower) {  // its cluster's multicast brought the block: no lookup of its own
+      if (maps)
+        add_position(t, static_cast<std::size_t>(t.offset[static_cast<std::size_t>(tc.sample)] + tc.pos % t.slots) * n + plan,
+                     o, c.levels.l15, tile_bytes[at]);
+      continue;
+    }
     Tally::Run* run = pa.runs ? pa.runs + static_cast<std::size_t>(tc.key) * groups +
                                     static_cast<std::size_t>(tc.group)
                               : nullptr;
@@ -150,9 +159,9 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
       if (run->age + tc.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
         run->age += tc.gap_same;
         const double in_flight = 1 - run->hit, present = run->age < t.hit_window ? run->hit : 0.0;
-        o = Outcome{.near_hit = run->hit - present * (1 - looked) + in_flight * looked,
+        o = Outcome{.near_hit = run->hit - present * (1 - pa.looked) + in_flight * pa.looked,
                     .pending = in_flight,
-                    .merged = (in_flight + present) * (1 - looked),
+                    .merged = (in_flight + present) * (1 - pa.looked),
                     .near_distance = o.near_distance};
       } else {
         *run = {.hit = o.near_hit, .age = 0};
@@ -163,7 +172,7 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     Outcome rep;
     const bool repeats = pa.repeats > 1 && run;
     if (repeats) {
-      rep = repeat_outcome(*run, pa.part_lines, looked);
+      rep = repeat_outcome(*run, pa.part_lines, pa.looked);
       add_sums(*pa.sums, rep, req[at] * static_cast<double>(pa.repeats - 1));
     }
     if (run && pa.copies > pa.repeats)  // never looked up (skipped when none: adding 0 changes nothing)

@@ -30,6 +30,9 @@ struct AccessPlan {
   std::int64_t copies = 1;
   std::int64_t repeats = 1;
   bool part_lines = false;  // wrapped along the contiguous dim in copies of part of a line
+  // CTAs of a cluster sharing one TMA multicast of these loads (1: none). A multicast is looked
+  // up once for the cluster and never merges with another cluster's (ncu_tma_multicast.csv).
+  double multicast = 1;
 };
 
 // Hits and lookups per access (whole kernel) and, for the maps, per sampled position.
@@ -60,7 +63,9 @@ struct Tally {
 struct Touch {                       // one cache line
   std::int64_t pos = 0;              // launch position of the tile
   std::int64_t key = 0;              // the block's reuse key
-  std::int16_t plan = 0, group = 0;  // access of the program (a handful), SM group
+  std::int16_t plan = 0;             // access of the program (a handful)
+  std::int8_t group = 0;             // SM group
+  bool follower = false;             // StreamAccess::follower: for the maps only
   std::int32_t sample = 0;           // WaveSample
   double gap_same = 0;               // StreamAccess::gap_same
   // The cascade's Outcome before the fill window (it has nothing pending or merged yet).

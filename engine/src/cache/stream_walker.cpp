@@ -122,6 +122,9 @@ void StreamWalker::start(const TileSequence& tiles, const StreamInput& input, co
     last_[a].assign(static_cast<std::size_t>(shape_.groups * input.keys[a]->count()), -kNever);
   stride_ = static_cast<std::size_t>(std::min(shape_.slots, std::max<std::int64_t>(1, tiles_.size())));
   keys_.resize(input.keys.size() * stride_);
+  followers_ = tiles.grid && input.cluster_rows * input.cluster_cols > 1 &&
+               std::find(input.multicast.begin(), input.multicast.end(), true) != input.multicast.end();
+  follower_.assign(followers_ ? keys_.size() : 0, 0);
   wave_.footprints.resize(static_cast<std::size_t>(shape_.groups + (shape_.whole_stream ? 1 : 0)));
   own_.resize(static_cast<std::size_t>(shape_.groups));
   loaded_ = nullptr;
@@ -175,8 +178,35 @@ std::int64_t StreamWalker::load(std::int64_t w, bool sorted) {
     for (std::size_t a = 0; a < accesses; ++a)
       for (std::size_t i = 0; i < n; ++i) keys_[a * stride_ + i] = input_->keys[a]->of_coord(coords_[i]);
   }
+  loaded_first_ = first;
+  if (followers_) mark_followers(n);
   loaded_ = &phases_of(w, count, sorted);
   return count;
+}
+
+// A tile is a follower of a multicast access where an earlier tile of its cluster (row-major
+// within the cluster, inside the grid) reads the same block: that tile's multicast brings it.
+void StreamWalker::mark_followers(std::size_t n) {
+  const Planes grid = planes(*tiles_.grid);
+  if (tiles_.ids) {
+    coords_.resize(n);
+    const auto first = static_cast<std::size_t>(loaded_first_);
+    for (std::size_t i = 0; i < n; ++i) coords_[i] = coord_of(grid, (*tiles_.ids)[first + i]);
+  }
+  const std::int64_t cr = input_->cluster_rows, cc = input_->cluster_cols;
+  for (std::size_t a = 0; a < input_->keys.size(); ++a) {
+    if (!input_->multicast[a]) continue;
+    const ReuseKeys& keys = *input_->keys[a];
+    const auto leads = [&](const TileCoord& t, std::int64_t key) {
+      for (std::int64_t r = t.row - t.row % cr; r < std::min(t.row - t.row % cr + cr, grid.rows); ++r)
+        for (std::int64_t c = t.col - t.col % cc; c < std::min(t.col - t.col % cc + cc, grid.cols); ++c) {
+          if (r == t.row && c == t.col) return true;
+          if (keys.of_coord({.plane = t.plane, .row = r, .col = c}) == key) return false;
+        }
+      return true;
+    };
+    for (std::size_t i = 0; i < n; ++i) follower_[a * stride_ + i] = leads(coords_[i], keys_[a * stride_ + i]) ? 0 : 1;
+  }
 }
 
 // Sorts the tiles by phase as std::sort would sort their keys, in about linear time: the
@@ -257,6 +287,11 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
         const double gap = std::max(min_gap, phase - last[g]);
         if (g == own) gap_same = gap;
         else gap_other = std::min(gap_other, gap);
+      }
+      if (followers_ && follower_[a * stride_ + slot]) {  // asks nothing: no gaps, no footprint
+        *out = {.pos = first + static_cast<std::int64_t>(slot), .key = key, .access = static_cast<std::int32_t>(a),
+                .group = group, .gap_same = gap_same, .gap_other = gap_other, .follower = true};
+        continue;
       }
       last[own] = phase;
       if (revisit && revisit[a] > 0) gap_same = std::min(gap_same, std::max(min_gap, revisit[a]));

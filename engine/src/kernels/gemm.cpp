@@ -248,7 +248,8 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
   prog.grid.dims.push_back({"n", ceil_div(p.N, p.block_n)});
   prog.grid.order = p.group_m > 1 ? LaunchOrder{LaunchOrderKind::kGrouped, p.group_m} : LaunchOrder{};
   prog.schedule = {.persistent = p.persistent, .epilogue_overlap = p.persistent && p.schedule == "pingpong",
-                   .raster = p.raster == "n" ? Raster::kN : Raster::kM, .swizzle = p.swizzle};
+                   .raster = p.raster == "n" ? Raster::kN : Raster::kM, .swizzle = p.swizzle,
+                   .cluster_rows = p.cluster_m, .cluster_cols = p.cluster_n};
   // A tiles are reused across the N tiles of a row, B tiles across the M tiles of a column (eq. 6).
   auto tile = [&](std::int64_t r, std::int64_t c) {
     auto t = shape(r, c);

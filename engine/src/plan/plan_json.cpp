@@ -311,7 +311,7 @@ json action_json(const TileProgram& p, const TileAction& a) {
 
 TileSchedule parse_schedule(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"persistent", "epilogue_overlap", "dynamic", "head_per_tile", "raster", "swizzle"});
+  r.reject_unknown({"persistent", "epilogue_overlap", "dynamic", "head_per_tile", "raster", "swizzle", "cluster"});
   TileSchedule s;
   s.persistent = r.boolean("persistent", false).value_or(false);
   s.epilogue_overlap = r.boolean("epilogue_overlap", false).value_or(false);
@@ -321,6 +321,22 @@ TileSchedule parse_schedule(const json& obj, const std::string& path, Errors& er
   if (raster == "n") s.raster = Raster::kN;
   else if (raster != "m") errors.push_back({r.field_path("raster"), "unknown raster \"" + raster + "\"; known: m, n"});
   s.swizzle = r.integer("swizzle", 0, kMaxExtent, 1).value_or(1);
+  if (obj.contains("cluster")) {
+    const json& c = obj["cluster"];
+    const std::string where = r.field_path("cluster");
+    if (!c.is_array() || c.size() != 2 || !c[0].is_number_integer() || !c[1].is_number_integer()) {
+      errors.push_back({where, "must be [rows, columns] of tiles, two integers"});
+    } else {
+      const std::int64_t rows = c[0].get<std::int64_t>(), cols = c[1].get<std::int64_t>();
+      if (rows < 1 || cols < 1 || rows * cols > 16) {
+        errors.push_back({where, "a cluster is 1 to 16 tiles (rows x columns), not " + std::to_string(rows) + " x " +
+                                     std::to_string(cols)});
+      } else {
+        s.cluster_rows = rows;
+        s.cluster_cols = cols;
+      }
+    }
+  }
   return s;
 }
 
@@ -405,6 +421,8 @@ json to_json(const TileProgram& p) {
                      {"head_per_tile", p.schedule.head_per_tile},
                      {"raster", p.schedule.raster == Raster::kN ? "n" : "m"},
                      {"swizzle", p.schedule.swizzle}};
+  if (p.schedule.cluster_rows * p.schedule.cluster_cols > 1)
+    j["schedule"]["cluster"] = {p.schedule.cluster_rows, p.schedule.cluster_cols};
   if (p.launches != 1) j["launches"] = p.launches;
   return j;
 }

@@ -10,6 +10,8 @@ clusters) with those counters, to set the model's near and far lookups and hits 
 
   python3 ncu_fabric.py --out DIR    runs ncu on `python3 ncu_fabric.py target`, writes
                                      DIR/ncu_fabric.csv (raw log DIR/ncu_fabric_raw.csv)
+  python3 ncu_fabric.py --lrc --out DIR   the same with the request coalescer's read sectors (in
+                                     and out), DIR/ncu_fabric_lrc.csv
   python3 ncu_fabric.py target       the cases, a one-element marker kernel before each
   python3 ncu_fabric.py --compare ncu_fabric.csv [--cli build/bin/tilesight-cli]
                                      (no GPU) the model's lookups and hits per source beside ncu's
@@ -40,6 +42,9 @@ METRICS = ["lts__t_sectors.sum", "lts__t_sectors_lookup_hit.sum",
            "lts__t_sectors_srcunit_ltcfabric_lookup_miss.sum",
            "dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"]
 KERNELS = "regex:matmul_kernel|nvjet|splitKreduce|ncu_case_marker"
+# --lrc: the request coalescer's read sectors too, in (to the GPCs) and out (from L2): the share a
+# GPC's coalescer merged, multicasts included (ncu_tma_multicast.py)
+LRC = ["lrc__xbar2gpc_sectors_op_read.sum", "lrc__lts2lrc_sectors_op_read.sum"]
 
 # Triton: M, N, K, block_m, block_n, block_k, group_m, stages, warps
 TRITON = [
@@ -89,20 +94,22 @@ def target():
 def run(args):
     from envinfo import header_lines
     os.makedirs(args.out, exist_ok=True)
-    raw = os.path.join(args.out, "ncu_fabric_raw.csv")
+    name = "ncu_fabric_lrc" if args.lrc else "ncu_fabric"
+    metrics = METRICS + (LRC if args.lrc else [])
+    raw = os.path.join(args.out, name + "_raw.csv")
     # The warm-up call before each marker lands after the previous case's call: each case
     # keeps its first kernel (and a split-K reduction right after it).
-    ok, calls, cmd = profile_marked(__file__, METRICS, KERNELS, raw, args.timeout)
+    ok, calls, cmd = profile_marked(__file__, metrics, KERNELS, raw, args.timeout)
     cases = [("triton", c) for c in TRITON] + [("cublas", c) for c in CUBLAS]
-    path = os.path.join(args.out, "ncu_fabric.csv")
+    path = os.path.join(args.out, name + ".csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("tests/validation/h200/ncu_fabric.py", {
-            "ncu": " ".join(cmd[:10]) + " --metrics " + ",".join(METRICS),
+            "ncu": " ".join(cmd[:10]) + " --metrics " + ",".join(metrics),
             "cases": "one cold call each after a marker kernel; the warm-up call before the marker dropped"}))
         w = csv.writer(f)
         w.writerow(["kind", "params", "kernel", "n_kernels", "lookups", "hits", "tex", "tex_hits", "tex_read",
                     "tex_read_hits", "fabric", "fabric_hits", "fabric_misses", "dram_read_bytes",
-                    "dram_write_bytes", "duration_ns"])
+                    "dram_write_bytes", "duration_ns"] + (["lrc_to_gpc", "lrc_from_l2"] if args.lrc else []))
         for i, (kind, c) in enumerate(cases):
             if i not in ok or i >= len(calls) or not calls[i]:
                 continue
@@ -116,7 +123,7 @@ def run(args):
                 params = {"set": c[0], "dtype": c[1], "M": c[2], "N": c[3], "K": c[4]}
             w.writerow([kind, json.dumps(params, separators=(",", ":")),
                         "|".join(str(k.get("Kernel Name", "")).split("(")[0] for k in keep), len(keep)] +
-                       [f"{sum(num(k, m) for k in keep):.0f}" for m in METRICS])
+                       [f"{sum(num(k, m) for k in keep):.0f}" for m in metrics])
     print(f"wrote {path}: {len(calls)} calls of {len(cases)}", flush=True)
 
 
@@ -163,6 +170,7 @@ def main():
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
     ap.add_argument("--out", default=HERE)
     ap.add_argument("--timeout", type=float, default=540)
+    ap.add_argument("--lrc", action="store_true", help="the coalescer's counters too: ncu_fabric_lrc.csv")
     ap.add_argument("--compare", help="an ncu_fabric.csv: the model beside it (no GPU)")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "..", "build", "bin", "tilesight-cli"))
     args = ap.parse_args()

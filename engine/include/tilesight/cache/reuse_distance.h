@@ -187,6 +187,9 @@ struct StreamAccess {
   double gap_other = kNever;  // ... by any other group
   double within_same = 0;     // WaveFootprint::locate(gap_same)
   std::size_t bin_same = WaveFootprint::kBins - 1;
+  // A tile of a cluster that receives this block through another tile's multicast: it asks L2
+  // nothing, and its touch changes no gaps or footprints (StreamInput::multicast).
+  bool follower = false;
 };
 
 // One sampled wave of one k-slice: its accesses in phase order and its footprints, one per
@@ -210,6 +213,11 @@ struct StreamInput {
   // another access (TensorAccess::revisit); 0: none. A touch's own-group gap is at most it.
   std::vector<double> revisit_gap;
   double unreused_bytes_per_iteration = 0;
+  // Per access: whether its loads are TMA multicasts within the clusters (none: empty), and the
+  // clusters' rows x columns of the grid. Of a cluster's tiles reading one block, the first in
+  // the cluster's row-major order asks for it; the others are followers (StreamAccess).
+  std::vector<bool> multicast;
+  std::int64_t cluster_rows = 1, cluster_cols = 1;
 };
 
 // The tiles the stream launches: a launch order over a grid, asked a wave at a time
@@ -217,7 +225,7 @@ struct StreamInput {
 struct TileSequence {
   const std::vector<std::int64_t>* ids = nullptr;  // launch position -> tile id
   const TileLaunchOrder* order = nullptr;          // when ids is null, with grid
-  const plan::TileGrid* grid = nullptr;
+  const plan::TileGrid* grid = nullptr;            // with ids too where clusters need coordinates
   std::int64_t size() const {
     if (ids) return static_cast<std::int64_t>(ids->size());
     const detail::Planes p = detail::planes(*grid);
@@ -260,6 +268,7 @@ class StreamWalker {
     std::vector<std::uint64_t> order;  // sort keys (ordered phase bits, slot), sorted; empty: not yet
   };
   std::int64_t load(std::int64_t wave, bool sorted);  // keys_, phase_ and phases_ of a wave; its size
+  void mark_followers(std::size_t n);                 // follower_ of the loaded wave (coords_)
   const Phases& phases_of(std::int64_t wave, std::int64_t count, bool sorted);
   template <std::size_t kGroups>
   void touch_all(double start, std::int64_t first);
@@ -273,6 +282,9 @@ class StreamWalker {
   std::size_t stride_ = 1;                 // slots of a loaded wave
   std::vector<std::int64_t> keys_;         // [access * stride_ + slot] of the loaded wave
   std::vector<TileCoord> coords_;          // of the loaded wave
+  std::vector<std::uint8_t> follower_;     // [access * stride_ + slot]: StreamAccess::follower
+  bool followers_ = false;                 // any multicast access in clusters
+  std::int64_t loaded_first_ = 0;          // launch position of the loaded wave's first tile
   const Phases* loaded_ = nullptr;         // the loaded wave's phases
   std::vector<Phases> recent_;             // phases of recent waves, replaced round robin
   std::size_t next_recent_ = 0;

@@ -225,6 +225,10 @@ struct TileSchedule {
   // nvjet kernels, cache::nvjet_swizzle); 1: a plain raster; 0: that rule, from the written
   // tile's shape and the CTAs resident.
   std::int64_t swizzle = 1;
+  // Thread-block clusters (Hopper): rows x columns of the tile grid whose CTAs run together and
+  // share their TMA multicasts (TensorAccess::multicast): a cluster's first tile asks L2 for a
+  // block its cluster shares, the others receive it (cache model, ncu_tma_multicast.csv).
+  std::int64_t cluster_rows = 1, cluster_cols = 1;
 };
 
 struct BlockResources {
