@@ -346,7 +346,7 @@ TEST_CASE("a persistent schedule's swizzle parses, round-trips and is checked", 
   CHECK(bad.errors().front().path == "params.swizzle");
 }
 
-TEST_CASE("a schedule's clusters parse, round-trip and are checked", "[plan]") {
+TEST_CASE("a schedule's clusters and an access's TMA boxes parse, round-trip and are checked", "[plan]") {
   json j = base_plan();
   j["schedule"] = {{"cluster", {2, 1}}};
   auto p = plan::parse_tile_program(j);
@@ -362,6 +362,16 @@ TEST_CASE("a schedule's clusters parse, round-trip and are checked", "[plan]") {
   REQUIRE(back.ok());
   CHECK(back->schedule.cluster_rows == 1);
   CHECK(back->schedule.cluster_cols == 2);
+  // Its A and B are TMA boxes (their edges fill, not wrap), through the plan file too.
+  CHECK(back->accesses[0].tma_box);
+  CHECK(back->accesses[1].tma_box);
+  CHECK_FALSE(back->accesses[2].tma_box);
+  g.persistent = false;
+  CHECK_FALSE(tilesight::kernels::lift_gemm(g).accesses[0].tma_box);
+  j["accesses"][0]["tma_box"] = "yes";
+  REQUIRE(errors_of(j).size() == 1);
+  CHECK(errors_of(j).front().path == "accesses[0].tma_box");
+  j["accesses"][0].erase("tma_box");
   for (const json& bad : {json{0, 1}, json{4, 8}, json{2}, json("2x1")}) {
     j["schedule"]["cluster"] = bad;
     INFO(bad.dump() << ": " << all_text(errors_of(j)));

@@ -217,6 +217,7 @@ TEST_CASE("L2 hit rate and DRAM reads of cuBLAS's persistent clustered kernels",
   // l2.partition_bytes (l2_retention.cu); 3.69 pp (bias -1.3), 1.3% since a multicast is
   // measured (ncu_tma_multicast.csv): one lookup a cluster, never merged, the followers asking
   // nothing. Worst: the skinny 448 x 64 and 32 x 64 kernels read 16-18 pp too few hits, the
-  // 128 x 128 x 64 6-stage ones 10-12 too many.
-  check(score_cublas(), 140, 4.2, 0.03);
+  // 128 x 128 x 64 6-stage ones 10-12 too many; 3.54 pp (bias -1.1) since a TMA box's rows
+  // past the tensor's edge are looked up as tma_oob.cu measures, not wrapped.
+  check(score_cublas(), 140, 4.0, 0.03);
 }

@@ -1,6 +1,7 @@
 // The SDCM cache model on GEMM tile programs (sdcm_cache_model.h): launch orders, inter-SM
 // skew, misses in flight, wrapped rows, bookkeeping, tile maps, the L1.5 tier and the memos.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "tilesight/model/evaluate.h"
 #include "tilesight/model/occupancy.h"
 #include "tilesight/model/resource_vector.h"
+#include "tilesight/plan/plan_json.h"
 
 using namespace tilesight;
 using tilesight::test::sdcm::gemm;
@@ -103,6 +105,64 @@ TEST_CASE("a cluster's TMA multicast is one lookup, and never merges", "[cache][
     // A is not multicast (cluster_n 1): every tile reads its own rows, once.
     const auto without = sdcm.analyze(clustered_gemm(4096, 256, 2, false), *hw);
     CHECK(with.accesses[0].l2_lookup_bytes == Approx(without.accesses[0].l2_lookup_bytes));
+  }
+}
+
+namespace {
+
+// tma_oob.cu as a tile program: one tile copies an R x C bf16 matrix in 64 TMA boxes of
+// box_rows x 64 columns, walking the columns (C = 4096) or the rows (R = 4096, C <= 64).
+plan::TileProgram tma_edge_probe(std::int64_t rows, std::int64_t cols, std::int64_t box_rows) {
+  nlohmann::json doc = {
+      {"name", "tma_oob"}, {"hardware", "h200"},
+      {"tensors", {{{"name", "X"}, {"shape", {rows, cols}}}, {{"name", "Y"}, {"shape", {1, 64}}}}},
+      {"grid", {{"dims", {{{"name", "m"}, {"extent", 1}}, {{"name", "n"}, {"extent", 1}}}}}},
+      {"accesses",
+       {{{"tensor", "X"}, {"tile_shape", {box_rows, 64}}, {"placement", "ddr"},
+         {"reuse_dims", nlohmann::json::array()}, {"loop", "k"}, {"tma_box", true}},
+        {{"tensor", "Y"}, {"tile_shape", {1, 64}}, {"placement", "ddr"}, {"reuse_dims", nlohmann::json::array()},
+         {"write", true}}}},
+      {"loops", {{{"name", "k"}, {"trip_count", 64}, {"stages", 2}}}},
+      {"actions",
+       {{{"name", "copy"}, {"op", "load"}, {"operands", {"X"}}, {"bytes", box_rows * 128}, {"loop", "k"}},
+        {{"name", "out"}, {"op", "store"}, {"operands", {"Y"}}, {"bytes", 128}, {"deps", {"copy"}}}}},
+      {"resources", {{"smem_bytes", box_rows * 128}, {"registers_per_thread", 32}, {"warps", 4}}}};
+  auto program = plan::parse_tile_program(doc);
+  REQUIRE(program.ok());
+  return program.value();
+}
+
+}  // namespace
+
+TEST_CASE("a TMA box past the tensor's edge looks its rows up, as ncu counts them", "[cache][sdcm]") {
+  // ncu_tma_oob.csv (tma_oob.cu on the H200): one CTA, 64 boxes of 64 bf16 columns; the SMs'
+  // L2 read lookups a box, of which all but the rows inside hit. The model's near lookups
+  // (its far ones are the cascade's second lookups, not the SMs'): within 0.9 of a line
+  // request (3.6 sectors) of the count, where Triton's wrap rule would ask for the rows again.
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  const cache::SdcmCacheModel sdcm;
+  struct Probe {
+    std::int64_t rows, box_rows;
+    double ncu_lookups_per_box;  // lts__t_sectors_srcunit_tex_op_read / 64
+  };
+  for (const Probe& c : {Probe{1, 8, 28.5}, Probe{1, 16, 32.0}, Probe{2, 8, 29.0}, Probe{4, 16, 44.0},
+                         Probe{8, 32, 60.0}, Probe{16, 64, 124.0}, Probe{32, 128, 224.0}, Probe{64, 128, 320.0}}) {
+    const auto traffic = sdcm.analyze(tma_edge_probe(c.rows, 4096, c.box_rows), *hw);
+    const auto& x = traffic.accesses[0];
+    INFO(c.rows << " rows in boxes of " << c.box_rows);
+    const double near = (x.l2_lookup_bytes - x.l2_far_lookup_bytes) / 32 / 64;
+    CHECK(near == Approx(c.ncu_lookups_per_box).margin(3.6));
+    // The rows inside miss (their sectors); every lookup past the edge hits.
+    CHECK((x.l2_lookup_bytes - x.l2_hit_bytes - x.l2_far_lookup_bytes + x.l2_far_hit_bytes) / 32 / 64 ==
+          Approx(4.0 * static_cast<double>(c.rows)).margin(0.5));
+  }
+  // Past the edge along the columns: 8, 16 and 32 of a box row's 64 columns inside, boxes of 64
+  // rows walked down 4096: 309.5, 166.6 and 184.3 lookups a box.
+  for (const auto& [cols, ncu] : {std::pair{8, 309.5}, std::pair{16, 166.6}, std::pair{32, 184.3}}) {
+    const auto& x = sdcm.analyze(tma_edge_probe(4096, cols, 64), *hw).accesses[0];
+    INFO(cols << " columns");
+    CHECK((x.l2_lookup_bytes - x.l2_far_lookup_bytes) / 32 / 64 == Approx(ncu).margin(3.6));
   }
 }
 

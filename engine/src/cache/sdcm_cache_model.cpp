@@ -9,6 +9,7 @@
 #include "cascade.h"
 #include "sdcm_tally.h"
 #include "stream_shape.h"
+#include "tma_edge.h"
 
 namespace tilesight::cache {
 
@@ -60,7 +61,7 @@ Wrapped wrapped_copies(const plan::TileProgram& p, const plan::TensorAccess& a, 
                        std::int64_t merge_per_lookup) {
   Wrapped w;
   const plan::Tensor* t = p.find_tensor(a.tensor);
-  if (!t || a.tile_shape.size() != t->shape.size()) return w;
+  if (!t || a.tile_shape.size() != t->shape.size() || a.tma_box) return w;  // a TMA box fills, not wraps
   const auto whole_lines = [&](std::int64_t elems) {
     return line_bytes > 0 && std::fmod(static_cast<double>(elems) * dtype_bytes(t->dtype), line_bytes) == 0;
   };
@@ -96,6 +97,7 @@ std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_by
     ap.repeats = w.looked_up;
     ap.part_lines = w.part_lines;
     ap.multicast = multicast_of(p, a.tensor);
+    ap.edge_bytes = detail::tma_edge_bytes(p, a);
     plans.push_back(std::move(ap));
   }
   return plans;
@@ -125,6 +127,10 @@ AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, cons
     at.dram_bytes = sums.dram;
     at.l2_lookup_bytes = sums.near_lookups + sums.far_lookups;
     at.l2_hit_bytes = sums.near_hits + sums.far_hits;
+    // A TMA box's rows past the edge: the leader's requests (a multicast's followers ask none).
+    const double edge = tiles * ap.executions * ap.edge_bytes / ap.multicast;
+    at.l2_lookup_bytes += edge;
+    at.l2_hit_bytes += edge;
     at.l2_far_lookup_bytes = sums.far_lookups;
     at.l2_far_hit_bytes = sums.far_hits;
     at.l2_pending_bytes = sums.pending;

@@ -33,6 +33,9 @@ struct AccessPlan {
   // CTAs of a cluster sharing one TMA multicast of these loads (1: none). A multicast is looked
   // up once for the cluster and never merges with another cluster's (ncu_tma_multicast.csv).
   double multicast = 1;
+  // A TMA box's rows past the tensor's edge: L2 bytes looked up (all hits) per execution of a
+  // tile, over the tiles (tma_edge.h).
+  double edge_bytes = 0;
 };
 
 // Hits and lookups per access (whole kernel) and, for the maps, per sampled position.

@@ -260,6 +260,8 @@ plan::TileProgram lift_gemm(const GemmParams& p) {
                    {"B", tb ? tile(p.block_n, p.block_k) : tile(p.block_k, p.block_n), Placement::kDdr, {"m"}, "k"},
                    {"C", tile(p.block_m, p.block_n), Placement::kDdr, split ? std::vector<std::string>{"split"}
                                                                            : std::vector<std::string>{}, "", true}};
+  // Persistent kernels (cuBLAS's nvjet, CUTLASS) load A and B as TMA boxes.
+  for (std::size_t i = 0; i < 2; ++i) prog.accesses[i].tma_box = p.persistent;
   prog.loops = {{"k", ceil_div(ceil_div(p.K, p.block_k), p.split_k), p.stages, ""}};
   prog.loops[0].producer_warps = warp_specialised(p) || p.persistent;
   prog.loops[0].serial_mma = gemm_serial_mma(p);

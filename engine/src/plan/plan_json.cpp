@@ -116,7 +116,7 @@ TileGrid parse_grid(const json& obj, const std::string& path, Errors& errors) {
 
 TensorAccess parse_access(const json& obj, const std::string& path, Errors& errors) {
   FieldReader r{obj, path, errors};
-  r.reject_unknown({"tensor", "tile_shape", "placement", "reuse_dims", "loop", "write", "revisit"});
+  r.reject_unknown({"tensor", "tile_shape", "placement", "reuse_dims", "loop", "write", "revisit", "tma_box"});
   TensorAccess a;
   a.tensor = r.string("tensor").value_or("");
   if (const json* shape = r.array("tile_shape"))
@@ -128,6 +128,7 @@ TensorAccess parse_access(const json& obj, const std::string& path, Errors& erro
   a.loop = r.string("loop", "").value_or("");
   a.write = r.boolean("write", false).value_or(false);
   a.revisit = r.number("revisit", 0.0, kMaxAmount, 0.0).value_or(0.0);
+  a.tma_box = r.boolean("tma_box", false).value_or(false);
   return a;
 }
 
@@ -392,6 +393,7 @@ json to_json(const TileProgram& p) {
                {"write", a.write}};
     if (!a.loop.empty()) ja["loop"] = a.loop;
     if (a.revisit > 0) ja["revisit"] = a.revisit;
+    if (a.tma_box) ja["tma_box"] = true;
     j["accesses"].push_back(ja);
   }
   j["loops"] = json::array();

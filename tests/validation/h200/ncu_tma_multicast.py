@@ -15,6 +15,11 @@ cluster (`shared`). ncu counts the SMs' L2 read lookups and hits (srcunit_tex) a
   python3 ncu_tma_multicast.py --out DIR     builds tma_multicast.cu, runs it under ncu, writes
                                              DIR/ncu_tma_multicast.csv (~20 s on the H200)
   python3 ncu_tma_multicast.py --show CSV    lookups and hits a requested sector (no GPU)
+
+--oob: tma_oob.cu instead, one CTA copying an R-row x 4096-column bf16 matrix (R = 1-64) in
+tensor boxes of B >= R rows x 64 columns, as cuBLAS's skinny kernels load a 1-32-row activation
+in boxes of their tile's 8-64 rows: are the rows past the edge, which the copy fills with
+zeros, looked up in L2? (ncu_tma_oob.csv; `--oob --show CSV` prints it)
 """
 import argparse
 import csv
@@ -33,16 +38,18 @@ METRICS = ["lts__t_sectors.sum", "lts__t_sectors_lookup_hit.sum",
            "dram__bytes_read.sum", "gpu__time_duration.sum"]
 
 
-def run(out_dir):
+def run(out_dir, name="tma_multicast", kernels="mc_case|mc_tensor_case"):
+    """Builds NAME.cu, runs it under ncu (one launch a case, in its case list's order) and writes
+    DIR/ncu_NAME.csv: the case list's columns, then ncu's."""
     from ncu_run import parse_ncu
     from envinfo import header_lines
     os.makedirs(out_dir, exist_ok=True)
-    exe = os.path.join(out_dir, "tma_multicast")
+    exe = os.path.join(out_dir, name)
     subprocess.run(["nvcc", "-O3", "-gencode", "arch=compute_90a,code=sm_90a", "-o", exe,
-                    os.path.join(HERE, "tma_multicast.cu"), "-lcuda"], check=True)
-    cases_path = os.path.join(out_dir, "tma_multicast_cases.txt")
-    raw = os.path.join(out_dir, "ncu_tma_multicast_raw.csv")
-    cmd = [os.environ.get("NCU", "ncu"), "--clock-control", "none", "--kernel-name", "regex:mc_case|mc_tensor_case", "--csv",
+                    os.path.join(HERE, name + ".cu"), "-lcuda"], check=True)
+    cases_path = os.path.join(out_dir, name + "_cases.txt")
+    raw = os.path.join(out_dir, f"ncu_{name}_raw.csv")
+    cmd = [os.environ.get("NCU", "ncu"), "--clock-control", "none", "--kernel-name", "regex:" + kernels, "--csv",
            "--page", "raw", "--print-units", "base", "--log-file", raw, "--metrics", ",".join(METRICS), exe,
            cases_path]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -50,11 +57,11 @@ def run(out_dir):
     with open(cases_path) as f:
         cases = list(csv.DictReader(f))
     rows = parse_ncu(open(raw).read()) if os.path.exists(raw) else []
-    path = os.path.join(out_dir, "ncu_tma_multicast.csv")
+    path = os.path.join(out_dir, f"ncu_{name}.csv")
     with open(path, "w", newline="") as f:
-        f.write(header_lines("tests/validation/h200/ncu_tma_multicast.py", {
+        f.write(header_lines(f"tests/validation/h200/ncu_tma_multicast.py ({name}.cu)", {
             "ncu": " ".join(cmd[:10]) + " --metrics " + ",".join(METRICS),
-            "cases": "one launch each, in the order of tma_multicast.cu's case list (cold L2: ncu flushes it)"}))
+            "cases": f"one launch each, in the order of {name}.cu's case list (cold L2: ncu flushes it)"}))
         w = csv.writer(f)
         w.writerow(list(cases[0].keys()) + [m.replace(".sum", "") for m in METRICS])
         for c, r in zip(cases, rows):
@@ -80,13 +87,33 @@ def show(path):
               f" {look / unique:15.2f} {float(r['dram__bytes_read']) / (unique * 32):12.2f}")
 
 
+def show_oob(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+    print(f"{'rows':>4s} {'box rows':>8s} {'cols':>5s} {'lookups / sectors inside':>25s} {'/ sectors of the boxes':>22s}"
+          f" {'hits/lookup':>12s} {'DRAM/inside':>12s}")
+    for r in rows:
+        n_rows, box_rows, cols, box_cols = (int(r[k]) for k in ("rows", "box_rows", "cols", "box_cols"))
+        down = n_rows > box_rows  # walked down the rows (boxes past the edge along the columns)
+        inside = n_rows * cols * 2 / 32
+        boxes = n_rows / box_rows if down else cols / box_cols
+        look = float(r["lts__t_sectors_srcunit_tex_op_read"])
+        hits = float(r["lts__t_sectors_srcunit_tex_op_read_lookup_hit"])
+        print(f"{n_rows:4d} {box_rows:8d} {cols:5d} {look / inside:25.2f} {look / (boxes * box_rows * box_cols * 2 / 32):22.2f}"
+              f" {hits / max(look, 1):12.3f} {float(r['dram__bytes_read']) / (inside * 32):12.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=".")
     ap.add_argument("--show")
+    ap.add_argument("--oob", action="store_true",
+                    help="tma_oob.cu instead: boxes taller than the matrix (ncu_tma_oob.csv; --show with it)")
     args = ap.parse_args()
     if args.show:
-        show(args.show)
+        (show_oob if args.oob else show)(args.show)
+    elif args.oob:
+        run(args.out, "tma_oob", "oob_case")
     else:
         run(args.out)
 

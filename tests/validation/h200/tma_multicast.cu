@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../../../hw_profiles/calibrate/cuda_check.cuh"
+#include "tma_util.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -33,19 +34,6 @@ constexpr std::size_t kRegion = 1 << 20;  // bytes a cluster reads
 constexpr int kCtas = 128;
 enum Mode { kEach = 0, kSlice = 1, kLeader = 2 };
 const char* kModeName[] = {"each", "slice", "leader"};
-
-__device__ __forceinline__ std::uint32_t smem(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void wait_parity(std::uint32_t bar, std::uint32_t parity) {
-  asm volatile(
-      "{\n .reg .pred p;\n WAIT:\n"
-      " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-      " @p bra.uni DONE;\n bra.uni WAIT;\n DONE:\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
 
 // One arrival a phase (thread 0's expect_tx); seen by the cluster before any multicast lands.
 __device__ __forceinline__ void init_barrier(std::uint32_t bar, cg::cluster_group& cluster) {
@@ -150,22 +138,6 @@ __global__ void mc_tensor_case(const __grid_constant__ CUtensorMap map, int mode
   sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
-// A row-major bf16 matrix `rows` x kCols, read in boxes of kBoxCols x box_rows, no swizzle.
-CUtensorMap tensor_map(void* base, int rows, int box_rows) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(kCols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(kCols) * 2};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBoxCols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem[2] = {1, 1};
-  const CUresult r = cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, elem,
-                                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", static_cast<int>(r));
-    exit(1);
-  }
-  return map;
-}
 
 struct Case {
   int m, mode, shared_region, tensor;
@@ -195,8 +167,9 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&src, tensor_bytes));
   CK(cudaMemset(src, 1, tensor_bytes));
   const int rows = kCtas * kBoxRows;
-  const CUtensorMap whole = tensor_map(src, rows, kBoxRows), half = tensor_map(src, rows, kBoxRows / 2),
-                    quarter = tensor_map(src, rows, kBoxRows / 4);
+  const CUtensorMap whole = bf16_tensor_map(src, rows, kCols, kBoxRows, kBoxCols);
+  const CUtensorMap half = bf16_tensor_map(src, rows, kCols, kBoxRows / 2, kBoxCols);
+  const CUtensorMap quarter = bf16_tensor_map(src, rows, kCols, kBoxRows / 4, kBoxCols);
   CK(cudaMalloc(&sink, kCtas * 128 * sizeof(unsigned)));
   CK(cudaFuncSetAttribute(mc_case, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   CK(cudaFuncSetAttribute(mc_tensor_case, cudaFuncAttributeMaxDynamicSharedMemorySize, kStep));

@@ -45,6 +45,10 @@ struct TensorAccess {
   // when loop is ""): the norms' second pass over their row, half a tile after the first.
   // 0: a read of its own. The cache model takes the reuse gap from it.
   double revisit = 0;
+  // The tile's loads are TMA tensor copies (cuBLAS's and CUTLASS's Hopper kernels): rows of a
+  // tile past the tensor's edge are filled with zeros, not wrapped (Triton's `% M` pointer
+  // loads read them again), and still looked up in L2 (cache model, ncu_tma_oob.csv).
+  bool tma_box = false;
 };
 
 // Launch orders (§3.5.3): a concrete sequence of tile coordinates. Row-major has the last
