@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """How does ncu count a TMA multicast's L2 lookups? (docs/cache-model.md, issue 3)
 
-The cache model takes a multicast to all m CTAs of a cluster as one request to L2: where the
-stream has the cluster's followers hit, (m - 1) / m of the access's hits and lookups are taken
-out (sdcm_cache_model.cpp, access_traffic). That was inferred, not measured, and the cuBLAS set
-(clusters of 2 and 4) reads 3.9 pp too few hits with it (+3.1 pp too many without).
+Until 2026-12-02 the cache model took a multicast to all m CTAs of a cluster as one request to
+L2 by taking (m - 1) / m of the access's hits and lookups out of a stream of every CTA's
+requests: inferred, not measured, and the cuBLAS set (clusters of 2 and 4) read 3.9 pp too few
+hits with it. What this measured (one lookup a cluster, never merged) is the model now: the
+cluster's first tile asks, the others are followers that ask nothing (StreamWalker::mark_followers).
 
 tma_multicast.cu: 128 CTAs in clusters of m = 1, 2, 4 copy 1 MiB each (32 KiB a step, bulk
 copies through the TMA unit) `each` (every CTA its own copy), `slice` (CTA r copies the r-th
