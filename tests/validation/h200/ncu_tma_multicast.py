@@ -91,8 +91,8 @@ def show(path):
 def show_oob(path):
     with open(path) as f:
         rows = list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
-    print(f"{'rows':>4s} {'box rows':>8s} {'cols':>5s} {'lookups / sectors inside':>25s} {'/ sectors of the boxes':>22s}"
-          f" {'hits/lookup':>12s} {'DRAM/inside':>12s}")
+    print(f"{'rows':>4s} {'box rows':>8s} {'cols':>5s} {'swizzle':>7s} {'lookups / sectors inside':>25s}"
+          f" {'/ sectors of the boxes':>22s} {'hits/lookup':>12s} {'DRAM/inside':>12s}")
     for r in rows:
         n_rows, box_rows, cols, box_cols = (int(r[k]) for k in ("rows", "box_rows", "cols", "box_cols"))
         down = n_rows > box_rows  # walked down the rows (boxes past the edge along the columns)
@@ -100,7 +100,7 @@ def show_oob(path):
         boxes = n_rows / box_rows if down else cols / box_cols
         look = float(r["lts__t_sectors_srcunit_tex_op_read"])
         hits = float(r["lts__t_sectors_srcunit_tex_op_read_lookup_hit"])
-        print(f"{n_rows:4d} {box_rows:8d} {cols:5d} {look / inside:25.2f} {look / (boxes * box_rows * box_cols * 2 / 32):22.2f}"
+        print(f"{n_rows:4d} {box_rows:8d} {cols:5d} {r.get('swizzle', '0'):>7s} {look / inside:25.2f} {look / (boxes * box_rows * box_cols * 2 / 32):22.2f}"
               f" {hits / max(look, 1):12.3f} {float(r['dram__bytes_read']) / (inside * 32):12.2f}")
 
 
