@@ -515,6 +515,25 @@ TEST_CASE("the memos give what a fresh walk gives across pipeline stages", "[cac
   CHECK(pending[0] != pending[1]);  // the fill window did change the result
 }
 
+TEST_CASE("the memo tells apart programs that differ only in clusters, multicasts or TMA boxes", "[cache][sdcm]") {
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  const cache::SdcmCacheModel fresh({.tile_maps = false, .memo = false});
+  const cache::SdcmCacheModel memo({.tile_maps = false});
+  auto unclustered = clustered_gemm(512, 4096, 2, true);
+  unclustered.schedule.cluster_rows = 1;
+  auto plain_edges = clustered_gemm(128, 4096, 1, false);  // 128 rows under 256-row tiles
+  plain_edges.accesses[0].tma_box = false;
+  for (const auto& prog : {clustered_gemm(512, 4096, 2, true), clustered_gemm(512, 4096, 2, false), unclustered,
+                           clustered_gemm(128, 4096, 1, false), plain_edges}) {
+    const auto a = fresh.analyze(prog, *hw), b = memo.analyze(prog, *hw);
+    for (std::size_t i = 0; i < a.accesses.size(); ++i) {
+      CHECK(a.accesses[i].l2_lookup_bytes == b.accesses[i].l2_lookup_bytes);
+      CHECK(a.accesses[i].l2_hit_bytes == b.accesses[i].l2_hit_bytes);
+    }
+  }
+}
+
 TEST_CASE("first-touch stays selectable through EvaluateOptions", "[cache][sdcm]") {
   const auto hw = h200_like();
   const auto prog = kernels::lift_gemm(gemm(4096, 4096, 4096, 128, 128, 1, 3, 8));

@@ -175,7 +175,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
     k.add(ap.access->tensor).add(ap.access->write).add(static_cast<std::int64_t>(ap.access->reuse_dims.size()));
     for (const auto& r : ap.access->reuse_dims) k.add(r);
     k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.copies).add(ap.repeats).add(ap.part_lines);
-    k.add(ap.access->revisit).add(ap.multicast);
+    k.add(ap.access->revisit).add(ap.multicast).add(ap.edge_bytes);
   }
   k.add(program.schedule.cluster_rows).add(program.schedule.cluster_cols);
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
