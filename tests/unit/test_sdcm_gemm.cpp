@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -105,6 +106,17 @@ TEST_CASE("a cluster's TMA multicast is one lookup, and never merges", "[cache][
     // A is not multicast (cluster_n 1): every tile reads its own rows, once.
     const auto without = sdcm.analyze(clustered_gemm(4096, 256, 2, false), *hw);
     CHECK(with.accesses[0].l2_lookup_bytes == Approx(without.accesses[0].l2_lookup_bytes));
+  }
+  SECTION("the heatmap still shows the followers' tiles") {
+    // A follower asks nothing, yet its tile has a hit rate in B's map: its own touch's (the
+    // leader's block, just fetched: pending or there), not an empty cell.
+    const cache::SdcmCacheModel maps(cache::SdcmOptions{.skew_per_iteration = 0.0, .tile_maps = true});
+    const auto traffic = maps.analyze(clustered_gemm(4096, 256, 2, true), *hw);
+    const auto b_map = std::find_if(traffic.tile_maps.begin(), traffic.tile_maps.end(),
+                                    [](const cache::TileHitMap& m) { return m.tensor == "B"; });
+    REQUIRE(b_map != traffic.tile_maps.end());
+    REQUIRE(b_map->hit_rate.size() == 16u);
+    for (std::size_t row = 1; row < 16; row += 2) CHECK(b_map->hit_rate[row] > 0.5);  // the followers
   }
 }
 
