@@ -249,6 +249,7 @@ void StreamWalker::warm(std::int64_t w) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto group = static_cast<std::size_t>(shape_.group_of_slot[i]);
     for (std::size_t a = 0; a < input_->keys.size(); ++a) {
+      if (followers_ && follower_[a * stride_ + i]) continue;  // asked nothing
       double& last = last_[a][static_cast<std::size_t>(keys_[a * stride_ + i]) * groups + group];
       last = std::max(last, start + static_cast<double>(phase[i]));  // unsorted: keep the latest
     }
