@@ -19,7 +19,6 @@ using detail::AccessPlan;
 using detail::Levels;
 using detail::Tally;
 using detail::assign_groups;
-using detail::multicast_of;
 using detail::stream_shape;
 
 // Bytes of one tile footprint; clamped: only the part inside the tensor. A tile wider than
@@ -81,6 +80,14 @@ Wrapped wrapped_copies(const plan::TileProgram& p, const plan::TensorAccess& a, 
   const std::int64_t m = std::max<std::int64_t>(1, merge_per_lookup);
   w.looked_up = (merging + m - 1) / m * looked;
   return w;
+}
+
+// The CTAs of a cluster that share one TMA multicast of the tensor's loads (1: none).
+double multicast_of(const plan::TileProgram& p, const std::string& tensor) {
+  double m = 1;
+  for (const auto& a : p.actions)
+    if (a.op == plan::OpKind::kLoad && !a.operands.empty() && a.operands.front() == tensor) m = std::max(m, a.multicast);
+  return m;
 }
 
 std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_bytes, std::int64_t merge_per_lookup) {

@@ -12,15 +12,6 @@
 
 namespace tilesight::cache::detail {
 
-// The CTAs of a cluster that share one TMA multicast of the tensor's loads (1: none): each
-// SM's path from L2 carries its share.
-double multicast_of(const plan::TileProgram& p, const std::string& tensor) {
-  double m = 1;
-  for (const auto& a : p.actions)
-    if (a.op == plan::OpKind::kLoad && !a.operands.empty() && a.operands.front() == tensor) m = std::max(m, a.multicast);
-  return m;
-}
-
 namespace {
 
 // Inter-SM skew (§5.3) from the profile: an iteration lasts about one memory round trip (the
@@ -52,7 +43,7 @@ LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
   }
   for (const AccessPlan& ap : plans) {
     if (ap.access->write) continue;
-    const double bytes = ap.request_bytes * ap.executions / multicast_of(p, ap.access->tensor);
+    const double bytes = ap.request_bytes * ap.executions / ap.multicast;  // the SM's share of a multicast
     load_bytes += bytes;
     const plan::Loop* loop = p.find_loop(ap.access->loop);
     const auto ahead = static_cast<double>(loop ? std::max<std::int64_t>(1, loop->stages - 1) : 1);

@@ -15,8 +15,6 @@
 
 namespace tilesight::cache::detail {
 
-// The CTAs of a cluster that share one TMA multicast of the tensor's loads (1: none).
-double multicast_of(const plan::TileProgram& p, const std::string& tensor);
 
 // Slots, steps, skew and merge windows of the program's stream under `order` (groups of the
 // slots are left to assign_groups).

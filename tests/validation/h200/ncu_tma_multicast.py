@@ -70,9 +70,14 @@ def run(out_dir, name="tma_multicast", kernels="mc_case|mc_tensor_case"):
     print(f"wrote {path} ({len(rows)} of {len(cases)} cases profiled)", flush=True)
 
 
-def show(path):
+def read_rows(path):
+    """A CSV written by run(): its rows past the `#` header lines."""
     with open(path) as f:
-        rows = list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+        return list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+
+
+def show(path):
+    rows = read_rows(path)
     print(f"{'copy':6s} {'m':>2s} {'mode':7s} {'region':8s} {'asked':>8s} {'lookups/asked':>14s} {'hits/lookup':>12s}"
           f" {'lookups/unique':>15s} {'DRAM/unique':>12s}")
     for r in rows:
@@ -89,8 +94,7 @@ def show(path):
 
 
 def show_oob(path):
-    with open(path) as f:
-        rows = list(csv.DictReader(ln for ln in f if not ln.startswith("#")))
+    rows = read_rows(path)
     print(f"{'rows':>4s} {'box rows':>8s} {'cols':>5s} {'swizzle':>7s} {'lookups / sectors inside':>25s}"
           f" {'/ sectors of the boxes':>22s} {'hits/lookup':>12s} {'DRAM/inside':>12s}")
     for r in rows:
