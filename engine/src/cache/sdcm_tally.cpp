@@ -169,21 +169,28 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     }
     add_sums(*pa.sums, o, req[at]);
     // Without a fill window (an L1.5 tier, or switched off) repeats stay inside the SM.
+    // Copies of whole lines: the touch's lookups are its `repeats` (its copies merged among
+    // themselves), or fewer where its first request merged into an open run: each copy then
+    // merges as that request did (4 copies of a row under 64 tiles reading it at once: one
+    // lookup a tile, not a quarter; the wrapped rows of the corpus).
+    const double own = 1 - o.merged;
+    const double looked_repeats =
+        pa.part_lines ? static_cast<double>(pa.repeats - 1)
+                      : std::min(static_cast<double>(pa.repeats), static_cast<double>(pa.copies) * own) - own;
     Outcome rep;
-    const bool repeats = pa.repeats > 1 && run;
+    const bool repeats = looked_repeats > 0 && run;
     if (repeats) {
       rep = repeat_outcome(*run, pa.part_lines, pa.looked);
-      add_sums(*pa.sums, rep, req[at] * static_cast<double>(pa.repeats - 1));
+      add_sums(*pa.sums, rep, req[at] * looked_repeats);
     }
-    if (run && pa.copies > pa.repeats)  // never looked up (skipped when none: adding 0 changes nothing)
-      pa.sums->merged += req[at] * static_cast<double>(pa.copies - pa.repeats);
+    if (run && static_cast<double>(pa.copies - 1) > looked_repeats)  // never looked up (skipped when none: adding 0 changes nothing)
+      pa.sums->merged += req[at] * (static_cast<double>(pa.copies - 1) - looked_repeats);
     if (!maps) continue;
     const auto pos =
         static_cast<std::size_t>(t.offset[static_cast<std::size_t>(tc.sample)] + tc.pos % t.slots);
     add_position(t, pos * n + plan, o, c.levels.l15, tile_bytes[at]);
     if (repeats)
-      add_position(t, pos * n + plan, rep, c.levels.l15,
-                   tile_bytes[at] * static_cast<double>(pa.repeats - 1), false);
+      add_position(t, pos * n + plan, rep, c.levels.l15, tile_bytes[at] * looked_repeats, false);
   }
 }
 
