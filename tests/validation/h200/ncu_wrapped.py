@@ -10,6 +10,11 @@ launches the corpus kernel on
            64-256 (A's rows wrapped), N = 16, 32, 64 or 128 under BLOCK_N 64-256 (B's
            columns wrapped), over BLOCK_K, stages and warps;
   corpus   a few wrapped configs of the corpus (l2_hit_corpus.csv rows), many CTAs;
+  grid     (--set grid) M = 16 under 64-row tiles (4 copies of each row) on grids of 1-64
+           CTAs side by side along N, each CTA its own B, all reading A's 16 rows: BLOCK_K 32
+           (64-byte rows, part of a line) and 64 (whole lines) at 2 and 5 stages; 8 copies at
+           2-5 stages on 64 CTAs; 2 copies (M = 32) on 64; and unwrapped A (M = 64) on 8 and 64 CTAs
+           as the control;
 
 under Nsight Compute (cold L2, --clock-control none), and reads per launch: the LDGSTS
 instructions and their L1TEX requests and sectors (bypass), the sectors L1TEX received from
@@ -18,9 +23,11 @@ and the duration. Before profiling it compiles every config once without ncu and
 TTGIR blocked layout of the A and B copies (sizePerThread, threadsPerWarp, warpsPerCTA,
 order), so that each row says which copies share a warp instruction.
 
-  python3 tests/validation/h200/ncu_wrapped.py --out DIR     (on the H200, ~2 min)
-      -> DIR/ncu_wrapped.csv, DIR/ncu_wrapped_raw.csv (ncu's CSV)
-  python3 tests/validation/h200/ncu_wrapped.py target        (what ncu runs)
+  python3 tests/validation/h200/ncu_wrapped.py --out DIR [--set grid]     (on the H200, ~2 min)
+      -> DIR/ncu_wrapped.csv, DIR/ncu_wrapped_raw.csv (ncu's CSV; ncu_wrapped_grid*.csv with --set grid)
+  python3 tests/validation/h200/ncu_wrapped.py target [grid]             (what ncu runs)
+  python3 tests/validation/h200/ncu_wrapped.py --compare [--cli PATH]    (no GPU: the grid set
+      against tilesight-cli's lookups)
 """
 import argparse
 import csv
@@ -39,8 +46,27 @@ K_SINGLE = 4096
 COPY = r"ttg\.async_copy_global_to_local"  # the copies whose layouts each row records
 
 
-def cases():
+def grid_cases():
+    """--set grid: how a wrapped row's lookups grow with the CTAs that share it."""
+    out = []
+    for n in (1, 2, 4, 8, 16, 32, 64):
+        for bk in (32, 64):
+            for st in (2, 5):
+                out.append(("grid", 16, 64 * n, K_SINGLE, 64, 64, bk, 1, st, 4))
+    for st in (2, 3, 4, 5):
+        out.append(("grid", 16, 4096, K_SINGLE, 128, 64, 32, 1, st, 4))
+    for m in (32, 64):  # 2 copies of each row; unwrapped
+        for n in ((64,) if m == 32 else (8, 64)):
+            for bk in (32, 64):
+                for st in (2, 5):
+                    out.append(("grid", m, 64 * n, K_SINGLE, 64, 64, bk, 1, st, 4))
+    return out
+
+
+def cases(which="wrapped"):
     """(label, M, N, K, block_m, block_n, block_k, group_m, stages, warps)."""
+    if which == "grid":
+        return grid_cases()
     out = []
     # A's rows wrapped (strided dim): M = 16 under one tile of BLOCK_M rows, N = BLOCK_N = 64.
     for bm in (64, 128, 256):
@@ -74,11 +100,11 @@ def cfg_of(c):
     return dict(block_m=c[4], block_n=c[5], block_k=c[6], group_m=c[7], stages=c[8], warps=c[9])
 
 
-def target(record, ttgir_dir=None):
+def target(record, ttgir_dir=None, which="wrapped"):
     import torch
     from triton_gemm_sweep import launch
     rows = []
-    for c in cases():
+    for c in cases(which):
         label, M, N, K = c[:4]
         a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
@@ -124,17 +150,18 @@ def run(args):
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     os.makedirs(os.path.join(args.out, "ttgir"), exist_ok=True)
-    layouts = target(record=True, ttgir_dir=os.path.join(args.out, "ttgir"))  # compiles every config outside ncu; records the layouts
+    layouts = target(record=True, ttgir_dir=os.path.join(args.out, "ttgir"), which=args.set)  # compiles every config outside ncu; records the layouts
     print(f"compiled {len(layouts)} configs in {time.time() - t0:.1f} s", flush=True)
     ncu = os.environ.get("NCU", "ncu")
-    raw = os.path.join(args.out, "ncu_wrapped_raw.csv")
+    stem = "ncu_wrapped" if args.set == "wrapped" else "ncu_wrapped_" + args.set
+    raw = os.path.join(args.out, stem + "_raw.csv")
     for metrics in (METRICS + SASS_METRICS, METRICS):  # without the SASS metrics where ncu lacks them
-        ok, rows = profile_cases(__file__, metrics, raw, args.timeout)
+        ok, rows = profile_cases(__file__, metrics, raw, args.timeout, extra=(args.set,))
         print(f"at {time.time() - t0:.1f} s", flush=True)
         if rows:
             break
     by_case = {tuple(r[:10]): r[10:] for r in layouts}
-    path = os.path.join(args.out, "ncu_wrapped.csv")
+    path = os.path.join(args.out, stem + ".csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("tests/validation/h200/ncu_wrapped.py", {
             "method": "ncu --clock-control none --cache-control all (default) --page raw, one launch "
@@ -151,14 +178,42 @@ def run(args):
     print(f"wrote {path}: {min(len(ok), len(rows))} rows in {time.time() - t0:.1f} s", flush=True)
 
 
+def compare(cli):
+    """--compare (no GPU): each row of ncu_wrapped_grid.csv, the wrapped (or shared) operand A's L2
+    lookups a CTA per distinct sector as ncu counts them (tex read sectors less B's, each CTA's B
+    its own, read once) and as `tilesight-cli predict` does (A's requested less merged bytes)."""
+    import json
+    with open(os.path.join(HERE, "ncu_wrapped_grid.csv")) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    print("    M     N  block_m block_k stages CTAs copies   A lookups a CTA a sector: ncu  model")
+    for r in rows:
+        x = {k: int(r[k]) for k in ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps")}
+        plan = json.dumps({"kernel": "gemm", "hardware": "h200", "params": {**x, "dtype": "bf16"}})
+        out = subprocess.run([cli, "predict", "--format", "json", "-"], input=plan, capture_output=True, text=True,
+                             check=True).stdout
+        a = next(t for t in json.loads(out)["tensors"] if t["tensor"] == "A")
+        ctas, distinct = int(float(r["grid"])), x["M"] * x["K"] * 2 / 32
+        ncu = (float(r["l2_read_sectors"]) - x["K"] * x["N"] * 2 / 32) / distinct / ctas
+        model = (a["requested_bytes"] - a.get("l2_merged_bytes", 0)) / 32 / distinct / ctas
+        copies = -(-x["block_m"] // x["M"])
+        print(f"{x['M']:5d} {x['N']:5d} {x['block_m']:8d} {x['block_k']:7d} {x['stages']:6d} {ctas:4d} {copies:6d}"
+              f"   {ncu:34.2f} {model:6.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
+    ap.add_argument("which", nargs="?", default="wrapped", choices=["wrapped", "grid"], help="target's set")
+    ap.add_argument("--set", default="wrapped", choices=["wrapped", "grid"])
+    ap.add_argument("--compare", action="store_true", help="no GPU: ncu_wrapped_grid.csv against the model")
+    ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "..", "build", "bin", "tilesight-cli"))
     ap.add_argument("--out", default=HERE)
     ap.add_argument("--timeout", type=float, default=400)
     a = ap.parse_args()
-    if a.mode == "target":
-        target(record=False)
+    if a.compare:
+        compare(a.cli)
+    elif a.mode == "target":
+        target(record=False, which=a.which)
     else:
         run(a)
 
