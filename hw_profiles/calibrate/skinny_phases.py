@@ -40,6 +40,9 @@ an earlier ncu run of the first 15 configs: skinny_lrc_run1_raw.csv.gz).
     (a column) are after each quarter, and at K/2 by where they ran (same SM, same GPC: the
     request coalescer's merge domains of h200/lrc_domain.csv, another GPC)
 Measured 2026-12-02: h200/stages_phases.csv.gz, h200/stages_lrc.csv (raw: stages_lrc_raw.csv.gz).
+  python3 hw_profiles/calibrate/skinny_phases.py --set grid --out DIR
+    a row of 64 x 64 tiles sharing A (M = 64), each its own B, on 8-128 CTAs at 2 and 5 stages
+    -> DIR/grid_phases.csv, DIR/grid_lrc.csv (~40 s)
 
 CSV (phases): M, N, K, block_m, block_n, block_k, group_m, stages, warps, rep, pid, smid,
               t_start_ns, t_q1_ns, t_q2_ns, t_q3_ns, t_end_ns (after the launch's earliest start)
@@ -96,7 +99,17 @@ STAGE_CONFIGS = (
     + [(4096, 4096, 4096, 128, 128, 64, 1, s, 4) for s in (3, 5)]
     + [(16, 4096, 4096, 64, 128, 32, 1, s, 4) for s in (2, 5)]
 )
-SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS}
+# --set grid: tiles that share A's one block (M = 64, one row of 64 x 64 tiles), each its own B,
+# on 8-128 CTAs: ncu counts 8 CTAs merging as one burst and 64 merging half as well
+# (tests/validation/h200/ncu_wrapped_grid.csv); how far apart do they run, and does it grow with
+# the CTAs (the DRAM's load) or with k? Plus the wrapped 64-byte rows (M = 16, BLOCK_K 32) at 5
+# stages, whose lookups double on 64 CTAs.
+GRID_CONFIGS = (
+    [(64, 64 * n, 4096, 64, 64, 64, 1, s, 4) for n in (8, 16, 32, 64, 128) for s in (2, 5)]
+    + [(64, 64 * n, 16384, 64, 64, 64, 1, 2, 4) for n in (8, 64)]
+    + [(16, 64 * n, 4096, 64, 64, 32, 1, 5, 4) for n in (8, 64)]
+)
+SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS, "grid": GRID_CONFIGS}
 LRC_METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
                "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
                "lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum,launch__grid_size")
@@ -387,7 +400,8 @@ def main():
     ap.add_argument("--compare", nargs=2, metavar=("LRC_CSV", "PHASES_CSV"))
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
     ap.add_argument("--set", choices=sorted(SETS), default="skinny",
-                    help="skinny (default): one-wave skinny grids; stages: one-wave grids at 2-5 stages")
+                    help="skinny (default): one-wave skinny grids; stages: one-wave grids at 2-5 stages; "
+                         "grid: a row of tiles sharing A on 8-128 CTAs")
     ap.add_argument("--pairs", metavar="CSV", help="phases CSV: how far apart the tiles sharing a block are")
     a = ap.parse_args()
     if a.target:
