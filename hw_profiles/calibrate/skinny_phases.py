@@ -109,7 +109,10 @@ GRID_CONFIGS = (
     + [(64, 64 * n, 16384, 64, 64, 64, 1, 2, 4) for n in (8, 64)]
     + [(16, 64 * n, 4096, 64, 64, 32, 1, 5, 4) for n in (8, 64)]
 )
-SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS, "grid": GRID_CONFIGS}
+# --set gridwide: held out 4's 32-row A (64-byte rows wrapped twice under 64-row tiles) on 64-344
+# CTAs, whose L2 lookups a CTA grow with the CTAs (tests/validation/h200/ncu_wrapped_gridwide.csv).
+GRIDWIDE_CONFIGS = [(32, 64 * n, 4096, 64, 64, 32, 1, s, 4) for n in (64, 172, 344) for s in (2, 5)]
+SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS, "grid": GRID_CONFIGS, "gridwide": GRIDWIDE_CONFIGS}
 LRC_METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
                "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
                "lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum,launch__grid_size")
@@ -401,7 +404,7 @@ def main():
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
     ap.add_argument("--set", choices=sorted(SETS), default="skinny",
                     help="skinny (default): one-wave skinny grids; stages: one-wave grids at 2-5 stages; "
-                         "grid: a row of tiles sharing A on 8-128 CTAs")
+                         "grid: a row of tiles sharing A on 8-128 CTAs; gridwide: 32-row A on 64-344 CTAs")
     ap.add_argument("--pairs", metavar="CSV", help="phases CSV: how far apart the tiles sharing a block are")
     a = ap.parse_args()
     if a.target:

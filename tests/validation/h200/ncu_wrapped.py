@@ -15,6 +15,7 @@ launches the corpus kernel on
            (64-byte rows, part of a line) and 64 (whole lines) at 2 and 5 stages; 8 copies at
            2-5 stages on 64 CTAs; 2 copies (M = 32) on 64; and unwrapped A (M = 64) on 8 and 64 CTAs
            as the control;
+  gridwide (--set gridwide) the 64-byte rows on 64-344 CTAs (M = 16 and 32), 2 and 5 stages;
 
 under Nsight Compute (cold L2, --clock-control none), and reads per launch: the LDGSTS
 instructions and their L1TEX requests and sectors (bypass), the sectors L1TEX received from
@@ -63,10 +64,27 @@ def grid_cases():
     return out
 
 
+def gridwide_cases():
+    """--set gridwide: the grid set's 64-byte rows past 64 CTAs (held out 4's 32 x 11008 x 4096 looks
+    up 2.6 a CTA at 2 stages where 64 CTAs look up 1.1): 64-344 CTAs, 2 and 5 stages, with
+    whole-line (BLOCK_K 64) controls."""
+    out = []
+    for m in (16, 32):
+        for n in (64, 96, 128, 172, 256, 344):
+            for st in (2, 5):
+                out.append(("gridwide", m, 64 * n, K_SINGLE, 64, 64, 32, 1, st, 4))
+    for n in (172, 344):
+        out.append(("gridwide", 32, 64 * n, K_SINGLE, 64, 64, 64, 1, 2, 4))
+        out.append(("gridwide", 64, 64 * n, K_SINGLE, 64, 64, 32, 1, 2, 4))
+    return out
+
+
 def cases(which="wrapped"):
     """(label, M, N, K, block_m, block_n, block_k, group_m, stages, warps)."""
     if which == "grid":
         return grid_cases()
+    if which == "gridwide":
+        return gridwide_cases()
     out = []
     # A's rows wrapped (strided dim): M = 16 under one tile of BLOCK_M rows, N = BLOCK_N = 64.
     for bm in (64, 128, 256):
@@ -178,12 +196,12 @@ def run(args):
     print(f"wrote {path}: {min(len(ok), len(rows))} rows in {time.time() - t0:.1f} s", flush=True)
 
 
-def compare(cli):
+def compare(cli, name="ncu_wrapped_grid.csv"):
     """--compare (no GPU): each row of ncu_wrapped_grid.csv, the wrapped (or shared) operand A's L2
     lookups a CTA per distinct sector as ncu counts them (tex read sectors less B's, each CTA's B
     its own, read once) and as `tilesight-cli predict` does (A's requested less merged bytes)."""
     import json
-    with open(os.path.join(HERE, "ncu_wrapped_grid.csv")) as f:
+    with open(os.path.join(HERE, name)) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     print("    M     N  block_m block_k stages CTAs copies   A lookups a CTA a sector: ncu  model")
     for r in rows:
@@ -203,15 +221,16 @@ def compare(cli):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
-    ap.add_argument("which", nargs="?", default="wrapped", choices=["wrapped", "grid"], help="target's set")
-    ap.add_argument("--set", default="wrapped", choices=["wrapped", "grid"])
-    ap.add_argument("--compare", action="store_true", help="no GPU: ncu_wrapped_grid.csv against the model")
+    ap.add_argument("which", nargs="?", default="wrapped", choices=["wrapped", "grid", "gridwide"], help="target's set")
+    ap.add_argument("--set", default="wrapped", choices=["wrapped", "grid", "gridwide"])
+    ap.add_argument("--compare", nargs="?", const="ncu_wrapped_grid.csv", metavar="CSV",
+                    help="no GPU: ncu_wrapped_grid.csv (or ncu_wrapped_gridwide.csv) against the model")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "..", "build", "bin", "tilesight-cli"))
     ap.add_argument("--out", default=HERE)
     ap.add_argument("--timeout", type=float, default=400)
     a = ap.parse_args()
     if a.compare:
-        compare(a.cli)
+        compare(a.cli, a.compare)
     elif a.mode == "target":
         target(record=False, which=a.which)
     else:
