@@ -106,7 +106,8 @@ void check(const Scores& s, std::size_t min_rows, double max_mae, double max_dra
 
 TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cache][validation]") {
   // 1160 Triton GEMM launches under ncu (cold L2), 828 of them clean. Regression bounds, not
-  // goals: the model stands at 4.18 pp MAE and 0.10% median DRAM-read error (4.30 pp while each
+  // goals: the model stands at 4.16 pp MAE and 0.10% median DRAM-read error (4.18 pp while a lone
+  // tile looked up every copy of a wrapped 64-byte row, ncu_wrapped.csv; 4.30 pp while each
   // copy of a wrapped whole-line row a follower tile asked for merged, not only its first request,
   // tests/validation/h200/l2_residuals.py's wrapped rows; 4.43 pp while the
   // waves of tiles with their SM to themselves at 3-5 stages widened as a walk, not linearly,
@@ -162,7 +163,8 @@ TEST_CASE("L2 hit rate and DRAM reads on LLM-like shapes measured after the mode
   // main 88cc2c0: 4.81 pp MAE on its 230 clean rows (bias -2.4), median DRAM-read error 6.3%;
   // 4.53 pp (bias -1.8) since a partition holds the measured l2.partition_bytes; 4.45 pp (bias
   // -2.0) since tile_wave_growth; 4.23 pp (bias -1.6) since a follower's wrapped copies merge as
-  // its first request does (32 x 11008 x 4096); worst, group-1 2-stage loops of wide tiles in many waves read
+  // its first request does (32 x 11008 x 4096); 4.21 pp (-1.7) since wrapped 64-byte rows merge
+  // as whole lines while in flight; worst, group-1 2-stage loops of wide tiles in many waves read
   // 12-27 pp too few hits (3584 x 18944 x 3584 64 x 256 x 64: 33.7% against 60.3%).
   check(score({"l2_hit_heldout4.csv"}), 220, 4.7, 0.1);
 }

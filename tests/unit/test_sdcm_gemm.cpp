@@ -274,25 +274,42 @@ TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest mer
   CHECK(off.accesses[0].l2_lookup_bytes == Approx(8 * block * steps));
 }
 
-TEST_CASE("wrapped rows of part of a line: each copy a request, in flight by the burst rule", "[cache][sdcm]") {
-  // As above with BLOCK_K 32: rows of 64 bytes, whose copies the corpus's grids look up 0.3-0.66
-  // of (ncu l2_hit_corpus.csv), taken as all. Per k-step the 32 requests of A's 16 x 32 block:
-  // tile 0's first misses (cold); its 3 repeats and each other tile's touch and 3 repeats
-  // are followers of that fill, each looked up with odds 1 in 4. So 1 + 31 / 4 = 8.75 lookups
-  // (1 miss, 7.75 hits), 1 DRAM read, 23.25 merged, 31 served by the fill in flight.
+TEST_CASE("wrapped rows of part of a line: merged as whole lines while in flight", "[cache][sdcm]") {
+  // As above with BLOCK_K 32: rows of 64 bytes. A lone CTA looks up one copy in four of them
+  // too (ncu_wrapped.csv: 16 x 64 x 4096 under 64-256-row tiles, BLOCK_K 32, 2-5 stages: 1, 2,
+  // 4 lookups per sector for 4, 8, 16 copies). One tile of 64 x 64, cold: per k-step A's
+  // 16 x 32 block is asked for 4 times, 1 lookup (the miss), 3 merged.
   auto one = h200_like();
   one.l2.partitions = 1;
+  auto lone = gemm(16, 64, 1024, 64, 64, 1, 2, 4);
+  lone.block_k = 32;
+  const auto l = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(kernels::lift_gemm(lone), one);
+  const double block = 16.0 * 32 * 2, steps = 1024 / 32;
+  CHECK(l.accesses[0].requested_bytes == Approx(4 * block * steps));
+  CHECK(l.accesses[0].l2_lookup_bytes == Approx(1 * block * steps));
+  CHECK(l.accesses[0].l2_merged_bytes == Approx(3 * block * steps));
+  CHECK(l.accesses[0].dram_bytes == Approx(block * steps));
+  // 8 tiles of 64 x 256 in a row, all in the fill window of tile 0's miss: each follower's 4
+  // copies merge as its first request does, 1 in 4, one lookup a tile (ncu_wrapped_grid.csv:
+  // 1.00-1.02 a CTA on 2-8 CTAs at 2 stages). So 1 + 7 = 8 lookups (1 miss, 7 hits), 3 + 7 x 3 =
+  // 24 merged; the fill in flight serves 7 first requests and 7 x 0.75 looked-up copies.
   auto p = gemm(16, 2048, 1024, 64, 256, 1, 2, 4);
   p.block_k = 32;
   const auto t = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(kernels::lift_gemm(p), one);
-  const double block = 16.0 * 32 * 2, steps = 1024 / 32;
   const auto& a = t.accesses[0];
   CHECK(a.requested_bytes == Approx(32 * block * steps));
-  CHECK(a.l2_lookup_bytes == Approx(8.75 * block * steps));
-  CHECK(a.l2_hit_bytes == Approx(7.75 * block * steps));
-  CHECK(a.l2_merged_bytes == Approx(23.25 * block * steps));
-  CHECK(a.l2_pending_bytes == Approx(31 * block * steps));
+  CHECK(a.l2_lookup_bytes == Approx(8 * block * steps));
+  CHECK(a.l2_hit_bytes == Approx(7 * block * steps));
+  CHECK(a.l2_merged_bytes == Approx(24 * block * steps));
+  CHECK(a.l2_pending_bytes == Approx(7 * 1.75 * block * steps));
   CHECK(a.dram_bytes == Approx(block * steps));
+  // Where a tile finds the block present (a fill window too short to join: every tile after
+  // the first finds tile 0's lines in L2), each of its copies is looked up, a hit: 1 + 7 x 4
+  // lookups (ncu_wrapped_gridwide.csv: 2.3-2.8 of 4 copies a CTA where 172-344 CTAs run
+  // apart).
+  const auto apart = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e-9}).analyze(kernels::lift_gemm(p), one);
+  CHECK(apart.accesses[0].l2_lookup_bytes == Approx(29 * block * steps).epsilon(0.01));
+  CHECK(apart.accesses[0].l2_hit_bytes == Approx(28 * block * steps).epsilon(0.01));
 }
 
 TEST_CASE("columns wrapped in copies of whole lines coalesce", "[cache][sdcm]") {

@@ -42,10 +42,12 @@ double footprint_bytes(const plan::TileProgram& p, const plan::TensorAccess& a, 
 // stages, 4 or 8 warps, all alike):
 //  - wrapped along a strided dim (A's rows under BLOCK_M > M: the copies sit in other warp
 //    instructions), one in merge_per_lookup is looked up, the first included: 4, 8, 16
-//    copies of a row give 1, 2, 4 lookups per sector (the burst rule's one in four). So
-//    too in the corpus's grids of many CTAs (16 x 4096, BLOCK_K 64-128: 1.0, 2.0-2.2 and
-//    4.0 lookups) where the row is whole lines; its 64-byte rows (BLOCK_K 32) there see 0.3-0.66
-//    of their copies looked up, more with more stages: taken as part-line copies (below);
+//    copies of a row give 1, 2, 4 lookups per sector (the burst rule's one in four), rows of
+//    whole lines or of 64 bytes (BLOCK_K 32) alike. So too in the corpus's grids of many CTAs
+//    (16 x 4096, BLOCK_K 64-128: 1.0, 2.0-2.2 and 4.0 lookups) where the row is whole lines;
+//    rows of part of a line (`part_rows`) are looked up copy by copy where another tile's read
+//    left the block present (ncu_wrapped_gridwide.csv: 2.3-2.8 of 4 copies a CTA on 172-344
+//    CTAs, sdcm_tally.cpp);
 //  - wrapped along the contiguous dim in copies of whole lines (B's columns, N = 64 or 128
 //    under BLOCK_N 128 / 256: 2 or 4 copies of a 128-byte line) they coalesce: one lookup;
 //  - in copies of part of a line (N = 16 or 32: 32- or 64-byte rows) most are looked up
@@ -53,7 +55,7 @@ double footprint_bytes(const plan::TileProgram& p, const plan::TensorAccess& a, 
 //    of the block's run (sdcm_tally.cpp).
 struct Wrapped {
   std::int64_t copies = 1, looked_up = 1;
-  bool part_lines = false;
+  bool part_lines = false, part_rows = false;
 };
 
 Wrapped wrapped_copies(const plan::TileProgram& p, const plan::TensorAccess& a, double line_bytes,
@@ -70,9 +72,10 @@ Wrapped wrapped_copies(const plan::TileProgram& p, const plan::TensorAccess& a, 
     if (t->shape[d] <= 0 || a.tile_shape[d] <= t->shape[d]) continue;
     const std::int64_t copies = (a.tile_shape[d] + t->shape[d] - 1) / t->shape[d];
     w.copies *= copies;
-    if (d < last && whole_lines(a.tile_shape[last])) {
+    if (d < last) {
       merging *= copies;
-    } else if (d < last || !whole_lines(t->shape[d])) {
+      if (!whole_lines(a.tile_shape[last])) w.part_rows = true;
+    } else if (!whole_lines(t->shape[d])) {
       looked *= copies;
       w.part_lines = true;
     }
@@ -103,6 +106,7 @@ std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_by
     ap.copies = w.copies;
     ap.repeats = w.looked_up;
     ap.part_lines = w.part_lines;
+    ap.part_rows = w.part_rows && !w.part_lines;
     ap.multicast = multicast_of(p, a.tensor);
     ap.edge_bytes = detail::tma_edge_bytes(p, a);
     plans.push_back(std::move(ap));

@@ -113,7 +113,7 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     Tally::Run* runs;
     Tally::Sums* sums;
     std::int64_t copies, repeats;
-    bool part_lines;
+    bool part_lines, part_rows;
     double looked;
   };
   thread_local std::vector<PerAccess> per;
@@ -125,6 +125,7 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
               .copies = c.plans[a].copies,
               .repeats = c.plans[a].repeats,
               .part_lines = c.plans[a].part_lines,
+              .part_rows = c.plans[a].part_rows,
               .looked = c.plans[a].multicast > 1 ? 1.0 : looked};
   const bool maps = !t.count.empty();
   const auto groups = static_cast<std::size_t>(c.levels.groups);
@@ -172,11 +173,17 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     // Copies of whole lines: the touch's lookups are its `repeats` (its copies merged among
     // themselves), or fewer where its first request merged into an open run: each copy then
     // merges as that request did (4 copies of a row under 64 tiles reading it at once: one
-    // lookup a tile, not a quarter; the wrapped rows of the corpus).
-    const double own = 1 - o.merged;
+    // lookup a tile, not a quarter; the wrapped rows of the corpus). Rows of part of a line
+    // (part_rows) merge so while the block is in flight, and where the touch finds it present
+    // each copy is looked up (ncu_wrapped_gridwide.csv: a lone CTA makes one lookup of 4 copies,
+    // a follower of 172-344 CTAs 2.3-2.8).
+    const double own = 1 - o.merged, copies = static_cast<double>(pa.copies);
+    const double repeats_looked = static_cast<double>(pa.repeats);
     const double looked_repeats =
-        pa.part_lines ? static_cast<double>(pa.repeats - 1)
-                      : std::min(static_cast<double>(pa.repeats), static_cast<double>(pa.copies) * own) - own;
+        pa.part_lines  ? repeats_looked - 1
+        : !pa.part_rows ? std::min(repeats_looked, copies * own) - own
+        : o.merged > 0  ? (copies - 1) * own
+                        : (1 - o.near_hit) * (repeats_looked - 1) + o.near_hit * (copies - 1);
     Outcome rep;
     const bool repeats = looked_repeats > 0 && run;
     if (repeats) {

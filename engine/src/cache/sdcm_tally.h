@@ -30,6 +30,7 @@ struct AccessPlan {
   std::int64_t copies = 1;
   std::int64_t repeats = 1;
   bool part_lines = false;  // wrapped along the contiguous dim in copies of part of a line
+  bool part_rows = false;   // wrapped along a strided dim in rows of part of a line
   // CTAs of a cluster sharing one TMA multicast of these loads (1: none). A multicast is looked
   // up once for the cluster and never merges with another cluster's (ncu_tma_multicast.csv).
   double multicast = 1;
