@@ -36,13 +36,33 @@ void add_sums(Tally::Sums& sums, const Outcome& o, double req) {
 //    same tile a moment before, is there or in flight, so each is a hit (a pending sector
 //    counts as one) and none merges further. One CTA (ncu_wrapped.csv), 16 copies of each row
 //    of A: 4 lookups per sector, 1 miss and 3 hits.
-//  - Copies of part of a line, which mostly reach a lookup by a rule not yet known: followers
-//    of the block's current run (hits where the block was there; where its fill is in flight,
-//    the burst rule: one in merge_per_lookup looked up).
+//  - Copies of part of a line along the contiguous dim (B's 32- and 64-byte rows, N = 16, 32),
+//    which mostly reach a lookup by a rule not yet known: followers of the block's current run
+//    (hits where the block was there; where its fill is in flight, the burst rule: one in
+//    merge_per_lookup looked up).
 Outcome repeat_outcome(const Tally::Run& run, bool part_lines, double looked) {
   const double in_flight = 1 - run.hit;
   if (!part_lines) return {.near_hit = 1, .pending = in_flight};
   return {.near_hit = run.hit + in_flight * looked, .pending = in_flight, .merged = in_flight * (1 - looked)};
+}
+
+// How many of a touch's `copies` of its block beyond its first request are looked up (a tile
+// wider than the tensor; a lone CTA looks up `repeats` of them, wrapped_copies in
+// sdcm_cache_model.cpp), given the first request's outcome `o`.
+//  - Copies of whole lines: `repeats`, or fewer where the first request merged into an open
+//    run: each copy then merges as that request did (4 copies of a row under 64 tiles reading
+//    it at once: one lookup a tile, not a quarter; ncu_wrapped_grid.csv, 1-64 CTAs).
+//  - Rows of part of a line wrapped along a strided dim (part_rows): the same while the block
+//    is in flight; where the touch finds it present each copy is looked up
+//    (ncu_wrapped_gridwide.csv: a lone CTA 1 lookup of 4 copies, 172-344 CTAs 2.3-2.8).
+//  - Copies of part of a line along the contiguous dim (part_lines): every copy a request
+//    (repeat_outcome).
+double looked_copies(std::int64_t copies, std::int64_t repeats, bool part_lines, bool part_rows, const Outcome& o) {
+  const double own = 1 - o.merged, all = static_cast<double>(copies), lone = static_cast<double>(repeats);
+  if (part_lines) return lone - 1;
+  if (!part_rows) return std::min(lone, all * own) - own;
+  if (o.merged > 0) return (all - 1) * own;
+  return (1 - o.near_hit) * (lone - 1) + o.near_hit * (all - 1);
 }
 
 // Pass 1 for one cascade: `outcome(sa, s)` for the accesses of stream access s.
@@ -170,20 +190,7 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
     }
     add_sums(*pa.sums, o, req[at]);
     // Without a fill window (an L1.5 tier, or switched off) repeats stay inside the SM.
-    // Copies of whole lines: the touch's lookups are its `repeats` (its copies merged among
-    // themselves), or fewer where its first request merged into an open run: each copy then
-    // merges as that request did (4 copies of a row under 64 tiles reading it at once: one
-    // lookup a tile, not a quarter; the wrapped rows of the corpus). Rows of part of a line
-    // (part_rows) merge so while the block is in flight, and where the touch finds it present
-    // each copy is looked up (ncu_wrapped_gridwide.csv: a lone CTA makes one lookup of 4 copies,
-    // a follower of 172-344 CTAs 2.3-2.8).
-    const double own = 1 - o.merged, copies = static_cast<double>(pa.copies);
-    const double repeats_looked = static_cast<double>(pa.repeats);
-    const double looked_repeats =
-        pa.part_lines  ? repeats_looked - 1
-        : !pa.part_rows ? std::min(repeats_looked, copies * own) - own
-        : o.merged > 0  ? (copies - 1) * own
-                        : (1 - o.near_hit) * (repeats_looked - 1) + o.near_hit * (copies - 1);
+    const double looked_repeats = looked_copies(pa.copies, pa.repeats, pa.part_lines, pa.part_rows, o);
     Outcome rep;
     const bool repeats = looked_repeats > 0 && run;
     if (repeats) {
