@@ -82,6 +82,7 @@ Wrapped wrapped_copies(const plan::TileProgram& p, const plan::TensorAccess& a, 
   }
   const std::int64_t m = std::max<std::int64_t>(1, merge_per_lookup);
   w.looked_up = (merging + m - 1) / m * looked;
+  w.part_rows = w.part_rows && !w.part_lines;  // wrapped both ways: the contiguous dim's rule
   return w;
 }
 
@@ -106,7 +107,7 @@ std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_by
     ap.copies = w.copies;
     ap.repeats = w.looked_up;
     ap.part_lines = w.part_lines;
-    ap.part_rows = w.part_rows && !w.part_lines;
+    ap.part_rows = w.part_rows;
     ap.multicast = multicast_of(p, a.tensor);
     ap.edge_bytes = detail::tma_edge_bytes(p, a);
     plans.push_back(std::move(ap));

@@ -29,9 +29,9 @@ void add_sums(Tally::Sums& sums, const Outcome& o, double req) {
   sums.dram += req * std::max(0.0, 1 - o.near_hit - o.far_hit - o.merged);
 }
 
-// The looked-up repeats of a touch (a tile wider than the tensor asks for its wrapped rows
-// again, in copies of their own; wrapped_copies, sdcm_cache_model.cpp, says how many reach a
-// lookup). Per request of the `repeats` - 1.
+// The outcome of each looked-up copy of a touch beyond its first request (a tile wider than
+// the tensor asks for its wrapped rows again, in copies of their own; looked_copies below says
+// how many reach a lookup).
 //  - Copies of whole lines, the survivors of the merge: the block's own fill, issued by the
 //    same tile a moment before, is there or in flight, so each is a hit (a pending sector
 //    counts as one) and none merges further. One CTA (ncu_wrapped.csv), 16 copies of each row
