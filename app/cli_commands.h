@@ -14,6 +14,7 @@ struct PredictOptions {
   bool timeline = false;    // include timeline events in JSON
   std::string trace;        // write a Chrome trace (Perfetto) of the timeline here
   std::string what_if;      // a "what_if" object (JSON text or a file) merged into each multi-GPU plan's
+  std::string tile_starts;  // a measured launch's CTA trace: the cache model takes its start times
 };
 
 struct BenchOptions {

@@ -1,9 +1,12 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "cli_commands.h"
+#include "tilesight/cache/sdcm_cache_model.h"
+#include "tilesight/cache/tile_starts.h"
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/kernels/plan_input.h"
 #include "tilesight/model/distributed.h"
@@ -44,6 +47,8 @@ Result<nlohmann::json> what_if_option(const std::string& text) {
 Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictOptions& opt, ProfileCache& profiles) {
   // Collectives and fused compute-communication kernels run on a system profile (§3.6).
   if (model::is_distributed_plan(doc)) {
+    if (!opt.tile_starts.empty())
+      return Error{"--tile-starts", "a CTA trace is one GPU's launch; this plan runs on several"};
     if (opt.what_if.empty())
       return model::predict_distributed(doc, opt.hw, {.timeline = opt.timeline || !opt.trace.empty()});
     auto what_if = what_if_option(opt.what_if);
@@ -65,7 +70,25 @@ Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictO
   if (!hw) return prefixed(opt.hw.empty() ? "hardware" : "--hw", hw.errors());
   // One-line results (--jsonl) carry no diagnosis: skip writing it.
   const bool lines = opt.jsonl || opt.format == "jsonl";
-  auto prediction = model::evaluate(plan->program, *hw, {.timeline = opt.timeline || !opt.trace.empty(), .diagnosis = !lines});
+  model::EvaluateOptions evaluate{.timeline = opt.timeline || !opt.trace.empty(), .diagnosis = !lines};
+  std::optional<cache::SdcmCacheModel> measured;  // the cache model with a trace's start times
+  if (!opt.tile_starts.empty()) {
+    auto starts = cache::read_tile_starts_file(opt.tile_starts);
+    if (!starts) {  // the lines are the trace's, not the plan's
+      Errors errors;
+      for (const Error& e : starts.errors())
+        errors.push_back({"--tile-starts", opt.tile_starts + (e.line > 0 ? ", line " + std::to_string(e.line) : "") +
+                                               ": " + (e.path.empty() ? "" : e.path + ": ") + e.message});
+      return errors;
+    }
+    const std::int64_t tiles = plan->program.grid.tiles();
+    if (static_cast<std::int64_t>(starts->size()) != tiles)
+      return Error{"--tile-starts", "the trace has " + std::to_string(starts->size()) + " CTAs, the plan's grid " +
+                                        std::to_string(tiles) + " tiles: a trace of another launch?"};
+    measured.emplace(cache::SdcmOptions{.tile_maps = evaluate.timeline, .tile_starts = std::move(starts).value()});
+    evaluate.cache_model = &*measured;
+  }
+  auto prediction = model::evaluate(plan->program, *hw, evaluate);
   if (!prediction) return plan->explain(prediction.errors());
   return prediction;
 }
@@ -143,6 +166,10 @@ void add_predict(CLI::App& app, PredictOptions& o) {
   cmd->add_flag("--jsonl", o.jsonl, "Batch: one plan per input line, one JSON result per output line");
   cmd->add_flag("--timeline", o.timeline, "Include per-action timeline events in JSON output");
   cmd->add_option("--trace", o.trace, "Write the timeline as a Chrome trace (open in Perfetto)");
+  cmd->add_option("--tile-starts", o.tile_starts,
+                  "A measured launch's CTA trace (CSV: pid, t_start_ns, t_end_ns; cta_skew.py writes them): the "
+                  "cache model takes its start times for the model's skew")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--what-if", o.what_if,
                   "What-if topology for multi-GPU plans, merged into the plan's \"what_if\": JSON or a file, e.g. "
                   "'{\"add_rail\": {\"ib_ndr\": 1}}' (docs/network-model.md)");

@@ -198,6 +198,8 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   k.add(static_cast<std::int64_t>(groups));
   k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact);
   k.add(p.shape.fill_window).add(p.shape.hit_window).add(o.merge_per_lookup);
+  k.add(static_cast<std::int64_t>(o.tile_starts.size()));
+  for (const double s : o.tile_starts) k.add(s);
   return k.str();
 }
 
@@ -247,7 +249,8 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   }
   input.cluster_rows = program.schedule.cluster_rows;
   input.cluster_cols = program.schedule.cluster_cols;
-  const auto waves = sample_waves(tiles, p.shape.slots, options.max_waves);
+  // Measured starts differ wave to wave: every wave is walked.
+  const auto waves = sample_waves(tiles, p.shape.slots, options.tile_starts.empty() ? options.max_waves : 0);
   const bool maps = options.tile_maps && tiles > 0;
   Tally t = detail::empty_tally(p.plans.size(), waves, p.shape.slots, tiles, maps);
   if (p.shape.fill_window > 0) {

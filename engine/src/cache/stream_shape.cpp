@@ -165,6 +165,7 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   shape.hit_window = lv.l15 ? 0.0 : options.hit_window.value_or(derived_hit_window(pace, hw));
   shape.foreign_share = lv.l15 ? 0.0 : 1.0 / static_cast<double>(lv.groups);
   shape.whole_stream = lv.l15;
+  if (!options.tile_starts.empty()) shape.tile_starts = &options.tile_starts;
   return shape;
 }
 

@@ -130,30 +130,37 @@ void StreamWalker::start(const TileSequence& tiles, const StreamInput& input, co
   loaded_ = nullptr;
   constexpr std::size_t kRecentWaves = 8;
   recent_.resize(kRecentWaves);
+  if (shape_.tile_starts)  // measured starts are known by address only: none of them kept
+    for (Phases& p : recent_) p.wave = -1;
 }
 
 // The phases of wave w (iterations after the wave's start): start times rising with launch
-// position, plus each tile's own drift within the tile (within_tile_drift). Sorted: `order` holds the tiles in the order they touch.
+// position over the wave's width, or the measured ones (StreamShape::tile_starts), plus each
+// tile's own drift within the tile (within_tile_drift). Sorted: `order` holds the tiles in the order they touch.
 const StreamWalker::Phases& StreamWalker::phases_of(std::int64_t w, std::int64_t count, bool sorted) {
   const std::int64_t slots = shape_.slots, first = w * slots;
   const double drift = within_tile_drift(shape_.skew, k_);
   for (Phases& p : recent_)
     if (p.wave == w && p.count == count && p.slots == slots && p.steps == shape_.steps &&
         p.skew == shape_.skew.per_iteration && p.rate == shape_.skew.rate_sd &&
-        p.growth == shape_.skew.wave_growth && p.k == k_) {
+        p.growth == shape_.skew.wave_growth && p.k == k_ && p.starts == shape_.tile_starts) {
       if (sorted && p.order.empty() && count > 0) sort_phases(p);
       return p;
     }
   Phases& p = recent_[next_recent_];
   next_recent_ = (next_recent_ + 1) % recent_.size();
   p = {.slots = slots, .steps = shape_.steps, .wave = w, .count = count, .skew = shape_.skew.per_iteration, .rate = shape_.skew.rate_sd,
-       .growth = shape_.skew.wave_growth, .k = k_,
+       .growth = shape_.skew.wave_growth, .k = k_, .starts = shape_.tile_starts,
        .phase = std::move(p.phase), .order = std::move(p.order)};
   const auto n = static_cast<std::size_t>(count);
   const double width = wave_width(w, shape_), start = static_cast<double>(w) * static_cast<double>(shape_.steps);
+  const std::vector<double>* measured = shape_.tile_starts;
+  const auto steps = static_cast<double>(shape_.steps);
   p.phase.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    double phase = (start + width * (static_cast<double>(i) + 0.5) / static_cast<double>(slots)) - start;
+    const auto pos = static_cast<std::size_t>(first) + i;
+    double phase = measured && pos < measured->size() ? (*measured)[pos] * steps - start
+                                                      : (start + width * (static_cast<double>(i) + 0.5) / static_cast<double>(slots)) - start;
     if (drift > 0) phase += drift * normal_of(first + static_cast<std::int64_t>(i));
     p.phase[i] = static_cast<float>(phase);
   }
@@ -217,7 +224,7 @@ void StreamWalker::sort_phases(Phases& p) {
   const std::size_t n = p.phase.size();
   p.order.resize(n);
   for (std::size_t i = 0; i < n; ++i) p.order[i] = phase_key(p.phase[i], i);
-  if (!(shape_.skew.per_iteration * std::sqrt(k_) > 0)) return;
+  if (!shape_.tile_starts && !(shape_.skew.per_iteration * std::sqrt(k_) > 0)) return;
   const auto [lo, hi] = std::minmax_element(p.phase.begin(), p.phase.end());
   if (n < 16 || !(*hi > *lo)) {
     std::sort(p.order.begin(), p.order.end());

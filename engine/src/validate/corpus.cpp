@@ -9,6 +9,7 @@
 
 #include "attention_rows.h"
 #include "tilesight/kernels/plan_input.h"
+#include "tilesight/util/csv.h"
 
 namespace tilesight::validate {
 
@@ -36,29 +37,10 @@ bool is_template(const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') quoted = !quoted;
-    else if (c == ',' && !quoted) {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r') cur += c;
-  }
-  out.push_back(cur);
-  return out;
-}
-
 bool parse_number(const std::string& s, double& out) {
-  try {
-    std::size_t used = 0;
-    out = std::stod(s, &used);
-    return used == s.size() && std::isfinite(out);
-  } catch (...) {
-    return false;
-  }
+  const auto x = csv_number(s);
+  if (x) out = *x;
+  return x.has_value();
 }
 
 std::string group_key(const std::string& kernel, const nlohmann::json& params) {

@@ -5,21 +5,14 @@
 #include <map>
 #include <set>
 
+#include "tilesight/util/csv.h"
+
 namespace tilesight::validate {
 
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr int kGemmRsStreamChunks = 4;  // `chunks = 4` in collectives.py's gemm_rs stream2()
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out(1);
-  for (char c : line) {
-    if (c == ',') out.emplace_back();
-    else if (c != '\r') out.back() += c;
-  }
-  return out;
-}
 
 bool has_all(const std::vector<std::string>& header, std::initializer_list<const char*> names) {
   const std::set<std::string> cols(header.begin(), header.end());
@@ -31,14 +24,7 @@ bool has_all(const std::vector<std::string>& header, std::initializer_list<const
 std::optional<double> number(const std::map<std::string, std::string>& row, const std::string& key) {
   const auto it = row.find(key);
   if (it == row.end() || it->second.empty()) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const double x = std::stod(it->second, &used);
-    if (used != it->second.size() || !std::isfinite(x)) return std::nullopt;
-    return x;
-  } catch (...) {
-    return std::nullopt;
-  }
+  return csv_number(it->second);
 }
 
 const std::string& cell(const std::map<std::string, std::string>& row, const std::string& key) {
@@ -117,7 +103,7 @@ std::optional<NetworkCorpusKind> network_corpus_kind(const std::string& path) {
   std::ifstream f(path);
   std::string line;
   while (std::getline(f, line))
-    if (!line.empty() && line[0] != '#') return network_corpus_kind(split(line));
+    if (!line.empty() && line[0] != '#') return network_corpus_kind(split_csv(line));
   return std::nullopt;
 }
 
@@ -148,7 +134,7 @@ Result<Corpus> read_network_corpus(const std::string& path, const std::string& h
   while (std::getline(f, line)) {
     ++number_of_line;
     if (line.empty() || line[0] == '#') continue;
-    auto cells = split(line);
+    auto cells = split_csv(line);
     if (header.empty()) {
       header = cells;
       kind = network_corpus_kind(header);

@@ -88,6 +88,9 @@ struct StreamShape {
   // partition holds the lines homed there that other groups look up: 1 / groups).
   double foreign_share = 0;
   bool whole_stream = false;                 // also keep all groups' footprint together
+  // Measured start of each launch position, in tile times from the launch's first start
+  // (SdcmOptions::tile_starts); null or short: the model's wave widths for the rest.
+  const std::vector<double>* tile_starts = nullptr;
 };
 
 // Waves evaluated along the grid (the stream is sampled over waves as well as along the
@@ -264,6 +267,7 @@ class StreamWalker {
   struct Phases {
     std::int64_t slots = 0, steps = 0, wave = -1, count = 0;
     double skew = 0, rate = 0, growth = 0, k = 0;
+    const std::vector<double>* starts = nullptr;
     std::vector<float> phase;          // per slot: iterations after the wave's start
     std::vector<std::uint64_t> order;  // sort keys (ordered phase bits, slot), sorted; empty: not yet
   };

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "tilesight/cache/cache_model.h"
 #include "tilesight/cache/launch_order.h"
@@ -53,6 +54,11 @@ struct SdcmOptions {
   // tile-config search varies warps, which the cache model does not see (stages it sees
   // through the fill window: what the pipeline keeps in flight).
   bool memo = true;
+  // Measured start of each launch position (a %globaltimer trace of the CTAs), in tile times
+  // after the launch's first start: the walk takes them for the model's wave widths, and walks
+  // every wave (read_tile_starts reads a trace). What the hit rate would be with the skew the
+  // launch really had: the cache model's reuse and capacity on their own (docs/cache-model.md).
+  std::vector<double> tile_starts;
 };
 
 class SdcmCacheModel final : public CacheModel {
