@@ -9,7 +9,7 @@ its own wave widths (SdcmOptions::tile_starts): what is left of the error agains
 what the starts take away is the model of the skew (docs/cache-model.md, "The measured starts").
 
   python3 tests/validation/h200/l2_measured_starts.py [--cli build/bin/tilesight-cli]
-          [--min-waves 2.5] [--shape measured|smear|core-smear|tail-smear] [--out rows.csv]
+          [--min-waves 2.5] [--shape measured|smear|core-smear|tail-smear] [--traces NAME ...] [--out rows.csv]
 
 --shape rearranges each wave's measured starts before the walk, to ask which of their features
 the hit rate needs: `smear` spreads a wave's tiles evenly over its measured width (p10-p90 over
@@ -17,7 +17,8 @@ the hit rate needs: `smear` spreads a wave's tiles evenly over its measured widt
 that started more than the L2 reach after the wave's first (the near partition, 30 MB, over the
 bytes all slots load an iteration) where they were and spreads the rest (the core) evenly over
 their span; `tail-smear` keeps the core and spreads the later ones (the tail) evenly instead.
-One launch a trace: the first repeat of each case. Plain Python, no packages; no GPU.
+One launch a trace: the first repeat of each case; configs that spill registers are left out,
+as l2_residuals.py leaves them out of its clean rows. Plain Python, no packages; no GPU.
 """
 import argparse
 import csv
@@ -31,7 +32,7 @@ from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
-TRACES = ["cta_skew_big", "cta_skew_coherence", "cta_skew_heldout", "cta_skew_wide", "cta_skew"]
+TRACES = ["cta_skew_big", "cta_skew_coherence", "cta_skew_heldout", "cta_skew_wide", "cta_skew", "cta_skew_sample"]
 CORPORA = ["l2_hit_corpus", "l2_hit_sweep", "l2_hit_heldout", "l2_hit_calib", "l2_hit_heldout4"]
 KEY = ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps")
 NEAR_BYTES = 30e6  # one L2 partition of the H200 (hw_profiles/h200.json)
@@ -53,9 +54,18 @@ def measured():
     return out
 
 
-def traces():
+def spilled():
+    """Configs that spill registers (the timed corpora's n_spills: local memory goes through L2,
+    l2_residuals.py leaves them out of its clean rows)."""
+    out = set()
+    for name in ("triton_gemm.csv", "triton_gemm_heldout3.csv", "triton_gemm_heldout4.csv"):
+        out |= {tuple(r[k] for k in KEY) for r in rows_of(os.path.join(HERE, name)) if int(r.get("n_spills") or 0) > 0}
+    return out
+
+
+def traces(names=TRACES):
     launches = defaultdict(dict)
-    for name in TRACES:
+    for name in names:
         for x in rows_of(os.path.join(ROOT, "hw_profiles", "calibrate", "h200", name + ".csv.gz")):
             if x["rep"] == "0":
                 launches[tuple(x[k] for k in KEY)][int(x["pid"])] = (float(x["t_start_ns"]), float(x["t_end_ns"]))
@@ -113,14 +123,17 @@ def main():
     ap.add_argument("--min-waves", type=float, default=2.5, help="launches of at least this many waves")
     ap.add_argument("--shape", default="measured", choices=["measured", "smear", "core-smear", "tail-smear"])
     ap.add_argument("--out", help="per-launch CSV")
+    ap.add_argument("--traces", nargs="+", default=TRACES, choices=TRACES,
+                    help="which of hw_profiles/calibrate/h200/cta_skew*.csv.gz (cta_skew_sample: the unbiased sample)")
     a = ap.parse_args()
     ncu = measured()
+    spills = spilled()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "trace.csv")
-        for key, ctas in traces().items():
+        for key, ctas in traces(a.traces).items():
             n = len(ctas)
-            if key not in ncu or sorted(ctas) != list(range(n)):
+            if key not in ncu or key in spills or sorted(ctas) != list(range(n)):
                 continue
             tile = statistics.median(e - s for s, e in ctas.values())
             slots = sum(1 for s, _ in ctas.values() if s < 0.3 * tile)
