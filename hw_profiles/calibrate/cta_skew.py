@@ -36,6 +36,11 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
               how far apart the tiles sharing a column of B start, in iterations
        python3 cta_skew.py --widths h200/cta_skew_coherence.csv.gz   (no GPU needed): per
               multi-wave launch, the p10-p90 spread of each wave's start times, wave after wave
+       python3 cta_skew.py --transitions h200/cta_skew_coherence.csv.gz ...   (no GPU needed): per
+              multi-wave launch, the odds a tile of a wave's core hands its SM to one past the
+              L2's reach, and back
+       python3 cta_skew.py --out DIR --set sample  (cta_skew_sample.csv, one launch each: 130 corpus
+              and held-out-4 configs of 4+ CTAs an SM drawn at random, for l2_measured_starts.py)
 
 --fit derives the profile's `tile_rate_sd`: for each one-wave case, the relative standard
 deviation of the first wave's tile times on the SMs holding the most tiles (an SM with fewer tiles gives
@@ -374,6 +379,64 @@ def widths(path):
               f"iterations) by wave: {', '.join(out)}")
 
 
+def transitions(paths):
+    """Per multi-wave launch (first repeat, 2.5+ waves): how often a tile of a wave's core (started
+    within the L2's reach of the wave's first: one partition, 30 MB, over what all slots load an
+    iteration, in iterations of the median tile; the wave's first is its 2nd-percentile start)
+    hands its SM to a successor past the reach, and how often one past it hands over to one back
+    in the core (the successor: the next tile to start on the same SM as it ends). The odds a
+    model of convoys would need (docs/cache-model.md, "The measured starts")."""
+    import bisect
+    import collections
+    import gzip
+    dram = {}  # ncu's DRAM read rate (TB/s) of the configs in the L2 corpora
+    val = os.path.join(HERE, "..", "..", "tests", "validation", "h200")
+    for name in ("l2_hit_sweep.csv", "l2_hit_corpus.csv", "l2_hit_heldout.csv", "l2_hit_calib.csv", "l2_hit_heldout4.csv"):
+        with open(os.path.join(val, name)) as f:
+            for r in csv.DictReader(l for l in f if not l.startswith("#")):
+                dram[tuple(int(r[k]) for k in ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages",
+                                               "warps"))] = float(r["dram_read_bytes"]) / float(r["duration_ns"]) / 1e3
+    for path in paths:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+            rows = [r for r in csv.DictReader(l for l in f if not l.startswith("#")) if r["rep"] == "0"]
+        runs = collections.defaultdict(dict)
+        for r in rows:
+            key = tuple(int(r[k]) for k in ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"))
+            runs[key][int(r["pid"])] = (int(r["t_start_ns"]), int(r["t_end_ns"]), int(r["smid"]))
+        for key, tiles in sorted(runs.items()):
+            m, n, k, bm, bn, bk, group_m, stages, warps = key
+            tile, iteration, slots = launch_shape({p: v[:2] for p, v in tiles.items()}, k, bk)
+            if len(tiles) < 2.5 * slots:
+                continue
+            reach = 30e6 / (slots * (bm + bn) * bk * 2)
+            lag = {}
+            for g in range(len(tiles) // slots):
+                wave = [p for p in range(g * slots, (g + 1) * slots) if p in tiles]
+                starts = sorted(tiles[p][0] for p in wave)
+                first = starts[int(0.02 * len(starts))]
+                lag.update({p: (tiles[p][0] - first) / iteration for p in wave})
+            on_sm = collections.defaultdict(list)
+            for p, (t0, _, sm) in tiles.items():
+                on_sm[sm].append((t0, p))
+            for v in on_sm.values():
+                v.sort()
+            core = escaped = tail = back = 0
+            for p, a in lag.items():
+                v = on_sm[tiles[p][2]]
+                i = bisect.bisect_left(v, (tiles[p][1] - 0.02 * tile, -1))
+                if i == len(v) or v[i][1] not in lag or v[i][1] // slots != p // slots + 1:
+                    continue
+                b = lag[v[i][1]]
+                if a <= reach:
+                    core, escaped = core + 1, escaped + (b > reach)
+                else:
+                    tail, back = tail + 1, back + (b <= reach)
+            rate = f", DRAM {dram[key]:.2f} TB/s (ncu)" if key in dram else ""
+            print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}: {slots / 132:.0f} an "
+                  f"SM{rate}, reach {reach:.1f} iterations; core to tail {escaped / max(1, core):.2f} a wave, tail back to "
+                  f"the core {back / max(1, tail):.2f}")
+
+
 def neighbours(paths):
     """Per group-1 multi-wave launch (first repeat), from the 3rd wave on: how far apart in time
     the tiles next to each other in launch order that share a block of A (one row of C's tiles)
@@ -441,6 +504,8 @@ def main():
     ap.add_argument("--gaps", help="a multi-wave CSV (cta_skew_big.csv.gz): start gaps of tiles sharing B")
     ap.add_argument("--widths", help="a multi-wave CSV: how far apart each wave's tiles start, wave after wave")
     ap.add_argument("--neighbours", nargs="+", help="multi-wave CSVs: how close the tiles sharing a block of A run")
+    ap.add_argument("--transitions", nargs="+", help="multi-wave CSVs: odds a tile of a wave's core hands its SM "
+                    "to one past the L2's reach, and back")
     ap.add_argument("--growth", nargs="+", help="multi-wave CSVs: the profile's tile_wave_growth (one tile an SM, 3-5 stages)")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "sample"], default="corpus")
@@ -449,6 +514,7 @@ def main():
         fit(args.fit, args.profile)
         return
     for given, analysis in ((args.gaps, gaps), (args.widths, widths), (args.growth, growth),
+                            (args.transitions, transitions),
                             (args.neighbours, neighbours)):
         if given:
             analysis(given)
