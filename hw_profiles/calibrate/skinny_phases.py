@@ -275,18 +275,30 @@ def spread(path):
     for r in rows:
         runs[tuple(int(r[k]) for k in KEY + ("rep",))].append([int(r[c]) for c in (
             "t_start_ns", "t_q1_ns", "t_q2_ns", "t_q3_ns", "t_end_ns")])
+    walks = {True: [], False: []}  # 2 stages or more: each one-wave launch's walk coefficient
     for key, tiles in sorted(runs.items()):
         steps = -(-key[2] // key[5])
         iteration = statistics.median((t[3] - t[1]) / (steps / 2) for t in tiles)
-        cols = []
+        cols, sds = [], []
         for q in range(5):
             at = sorted(t[q] for t in tiles)
             mid = at[len(at) // 2]
             off = [(x - mid) / iteration for x in at]
-            cols.append(f"{statistics.pstdev(off):5.2f}/{off[int(0.9 * len(off))] - off[int(0.1 * len(off))]:5.2f}")
+            sds.append(statistics.pstdev(off))
+            cols.append(f"{sds[-1]:5.2f}/{off[int(0.9 * len(off))] - off[int(0.1 * len(off))]:5.2f}")
+        # A random walk's sd grows as a sqrt(k): a by least squares of sd^2 = a^2 k over the
+        # quarters (k = steps / 4 .. steps iterations into the loop).
+        ks = [steps * q / 4 for q in range(1, 5)]
+        walk = (sum(sd * sd * k for sd, k in zip(sds[1:], ks)) / sum(k * k for k in ks)) ** 0.5
+        if len(tiles) >= 16 and key[9] == 0 and sds[0] < 1:  # one wave: its tiles start at once
+            walks[key[7] == 2].append(walk)
         print(f"{key[0]}x{key[1]}x{key[2]} {key[3]}x{key[4]}x{key[5]} g{key[6]} s{key[7]} w{key[8]} rep {key[9]}: "
               f"{len(tiles)} tiles, iteration {iteration:.0f} ns; sd/p10-p90 (iterations) start {cols[0]} "
-              f"q1 {cols[1]} q2 {cols[2]} q3 {cols[3]} end {cols[4]}")
+              f"q1 {cols[1]} q2 {cols[2]} q3 {cols[3]} end {cols[4]}; a walk of {walk:.3f} sqrt(k)")
+    for two, name in ((True, "2 stages"), (False, "3-5 stages")):
+        if walks[two]:
+            print(f"{name}: {len(walks[two])} one-wave launches of 16+ tiles, walk coefficient median "
+                  f"{statistics.median(walks[two]):.3f}, range {min(walks[two]):.3f}-{max(walks[two]):.3f}")
 
 
 def tile_of(pid, M, N, bm, bn, gm):
