@@ -10,6 +10,7 @@ what the starts take away is the model of the skew (docs/cache-model.md, "The me
 
   python3 tests/validation/h200/l2_measured_starts.py [--cli build/bin/tilesight-cli]
           [--min-waves 2.5] [--shape measured|smear|core-smear|tail-smear] [--traces NAME ...] [--out rows.csv]
+  python3 tests/validation/h200/l2_measured_starts.py --fit-shape [--traces NAME ...]
 
 --shape rearranges each wave's measured starts before the walk, to ask which of their features
 the hit rate needs: `smear` spreads a wave's tiles evenly over its measured width (p10-p90 over
@@ -117,6 +118,31 @@ def predict(cli, key, trace=None):
     return 100 * d["l2_hit_rate"], d["dram_read_bytes"]
 
 
+def fit_shape(names):
+    """Each wave's sorted starts, from its first to its last, against u^p (u the tile's share of the
+    wave): the least-squares p over 0.5-6 in steps of 0.1, for waves that spread 2+ iterations."""
+    ps = []
+    for key, ctas in traces(names).items():
+        n = len(ctas)
+        if sorted(ctas) != list(range(n)):
+            continue
+        tile = statistics.median(e - s for s, e in ctas.values())
+        slots = sum(1 for s, _ in ctas.values() if s < 0.3 * tile)
+        iteration = tile / (int(key[2]) // int(key[5]))
+        if n / slots < 2.5:
+            continue
+        for w in range(1, n // slots):
+            s = sorted(ctas[p][0] for p in range(w * slots, (w + 1) * slots))
+            lo, hi, m = s[0], s[-1], len(s)
+            if (hi - lo) / iteration < 2:
+                continue  # a locked wave has no shape to fit
+            err = lambda p: sum(((x - lo) / (hi - lo) - ((i + 0.5) / m) ** p) ** 2 for i, x in enumerate(s))
+            ps.append(min((p10 / 10 for p10 in range(5, 61)), key=err))
+    ps.sort()
+    print(f"{len(ps)} waves of {', '.join(names)}: u^p with p median {statistics.median(ps):.2f}, "
+          f"p25 {ps[len(ps) // 4]:.2f}, p75 {ps[3 * len(ps) // 4]:.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
@@ -125,7 +151,12 @@ def main():
     ap.add_argument("--out", help="per-launch CSV")
     ap.add_argument("--traces", nargs="+", default=TRACES, choices=TRACES,
                     help="which of hw_profiles/calibrate/h200/cta_skew*.csv.gz (cta_skew_sample: the unbiased sample)")
+    ap.add_argument("--fit-shape", action="store_true",
+                    help="no model: fit each traced wave's starts to u^p (how concentrated they are)")
     a = ap.parse_args()
+    if a.fit_shape:
+        fit_shape(a.traces)
+        return
     ncu = measured()
     spills = spilled()
     rows = []
