@@ -10,17 +10,19 @@ sm_dispatch.csv.gz has them and merge within their GPC (lrc_domain.csv, `domain=
 domain). A GPC's read of a block stays open `lmiss` ns when it missed (or found the fill in
 flight: until the fill), `whit` ns when it hit; a request finding an open read is looked up
 with odds `odds` (the burst rule's 1 in 4), else merges. `convoy=row`: the tiles reading one
-block of A walk as one.
+block of A walk as one; `all`: the whole wave; `s2`: the whole wave at 2 stages, none deeper.
+`own=1`: each tile keeps a speed of its own, off by 4% (3 stages) or 7% (4-5) sd, as the
+profile's tile_rate_sd measurement has the tile times.
 
   python3 tests/validation/h200/l2_residuals.py --lookups --out rows.csv
   python3 tests/validation/h200/merge_in_time.py rows=rows.csv [a=0.11] [lmiss=300] [whit=34] [odds=0.25]
-          [rt=835] [domain=gpc|all] [convoy=none|row] [show=1]
+          [rt=835] [domain=gpc|all] [convoy=none|row|all|s2] [own=1] [show=1]
 """
 import csv,gzip,random,math,sys,collections,os
 H=os.path.join(os.path.dirname(os.path.abspath(__file__)),'..','..','..','hw_profiles','calibrate','h200')+'/'
 args=dict(a.split('=') for a in sys.argv[1:])
 A_WALK=float(args.get('a','0.11')); LMISS=float(args.get('lmiss','300')); WHIT=float(args.get('whit','34'))
-ODDS=float(args.get('odds','0.25')); CONVOY=args.get('convoy','none'); RT=float(args.get('rt','835')); DOMAIN=args.get('domain','gpc')
+ODDS=float(args.get('odds','0.25')); CONVOY=args.get('convoy','none'); OWN=args.get('own','0')=='1'; RT=float(args.get('rt','835')); DOMAIN=args.get('domain','gpc')
 # SM -> GPC domain
 gpc={}
 for i,line in enumerate(['0 1 16 17 32 33 48 49 124 125 126 127 128 129 130 131','2 3 18 19 34 35 50 51 64 65 78 79 92 93 106 107',
@@ -46,13 +48,18 @@ def simulate(M,N,K,bm,bn,bk,g,stages,seed=1):
     sm=[dmap.get(p, p%132) for p in range(tiles)]
     dom=[gpc[s] if DOMAIN=='gpc' else 0 for s in sm]
     x=[rnd.gauss(0,A_WALK*math.sqrt(j0)) for p in range(tiles)]
-    if CONVOY=='row':  # the tiles reading one block of A move as one (docs: "a row of tiles moves as one")
-        row={}
-        x=[row.setdefault(pos[p][0], x[p]) for p in range(tiles)]
+    conv=CONVOY if CONVOY!='s2' else ('all' if stages==2 else 'none')
+    group=(lambda p: pos[p][0]) if conv=='row' else (lambda p: 0) if conv=='all' else (lambda p: p)
+    row={}
+    x=[row.setdefault(group(p), x[p]) for p in range(tiles)]
+    # the tiles' own speeds (tile_rate_sd's measured spread of tile times: 4% at 3 stages, 7% at 4-5)
+    sigma={3:0.04,4:0.07,5:0.07}.get(stages,0.0) if OWN else 0.0
+    rate=[rnd.gauss(0,sigma) for p in range(tiles)]
+    x=[v+rate[p]*j0 for p,v in enumerate(x)]
     look=req=0.0
     for j in range(j0,j0+8):
         step={}
-        x=[v+(step.setdefault(pos[p][0],rnd.gauss(0,A_WALK)) if CONVOY=='row' else rnd.gauss(0,A_WALK)) for p,v in enumerate(x)]
+        x=[v+step.setdefault(group(p),rnd.gauss(0,A_WALK))+rate[p] for p,v in enumerate(x)]
         t=[(j+v)*T for v in x]
         for which,bytes_ in (('A',bm*bk*2),('B',bn*bk*2)):
             groups=collections.defaultdict(list)
