@@ -12,17 +12,20 @@ flight: until the fill), `whit` ns when it hit; a request finding an open read i
 with odds `odds` (the burst rule's 1 in 4), else merges. `convoy=row`: the tiles reading one
 block of A walk as one; `all`: the whole wave; `s2`: the whole wave at 2 stages, none deeper.
 `own=1`: each tile keeps a speed of its own, off by 4% (3 stages) or 7% (4-5) sd, as the
-profile's tile_rate_sd measurement has the tile times.
+profile's tile_rate_sd measurement has the tile times. `curve=1`: a follower merges with the
+share lrc_window.py measured at its delay behind its GPC's open read (a miss: 1.0 to 160 ns,
+0.74 at 300, 0.38 at 400, 0.18 at 600 while the other SMs read L2; a hit: 0.53 at 32 ns, none
+past 64), times 1 - odds.
 
   python3 tests/validation/h200/l2_residuals.py --lookups --out rows.csv
   python3 tests/validation/h200/merge_in_time.py rows=rows.csv [a=0.11] [lmiss=300] [whit=34] [odds=0.25]
-          [rt=835] [domain=gpc|all] [convoy=none|row|all|s2] [own=1] [show=1]
+          [rt=835] [domain=gpc|all] [convoy=none|row|all|s2] [own=1] [curve=1] [show=1]
 """
 import csv,gzip,random,math,sys,collections,os
 H=os.path.join(os.path.dirname(os.path.abspath(__file__)),'..','..','..','hw_profiles','calibrate','h200')+'/'
 args=dict(a.split('=') for a in sys.argv[1:])
 A_WALK=float(args.get('a','0.11')); LMISS=float(args.get('lmiss','300')); WHIT=float(args.get('whit','34'))
-ODDS=float(args.get('odds','0.25')); CONVOY=args.get('convoy','none'); OWN=args.get('own','0')=='1'; RT=float(args.get('rt','835')); DOMAIN=args.get('domain','gpc')
+ODDS=float(args.get('odds','0.25')); CONVOY=args.get('convoy','none'); OWN=args.get('own','0')=='1'; CURVE=args.get('curve','0')=='1'; RT=float(args.get('rt','835')); DOMAIN=args.get('domain','gpc')
 # SM -> GPC domain
 gpc={}
 for i,line in enumerate(['0 1 16 17 32 33 48 49 124 125 126 127 128 129 130 131','2 3 18 19 34 35 50 51 64 65 78 79 92 93 106 107',
@@ -32,6 +35,15 @@ for i,line in enumerate(['0 1 16 17 32 33 48 49 124 125 126 127 128 129 130 131'
 disp=collections.defaultdict(dict)
 for x in csv.DictReader(l for l in gzip.open(H+'sm_dispatch.csv.gz','rt') if not l.startswith('#')):
     if x['rep']=='0': disp[int(x['resident'])][int(x['cta'])]=int(x['smid'])
+# lrc_window.csv: a follower's merged share against its delay behind the open read, a miss while
+# the other SMs read L2 and a hit (lrc_fine.csv), idle
+MISS_CURVE=[(0,1.0),(160,1.0),(200,0.89),(300,0.74),(400,0.38),(600,0.18),(800,0.0)]
+HIT_CURVE=[(0,1.0),(16,0.82),(32,0.53),(48,0.26),(64,0.02),(80,0.0)]
+def interp(curve,d):
+    if d<=curve[0][0]: return curve[0][1]
+    for (a,x),(b,y) in zip(curve,curve[1:]):
+        if d<=b: return x+(y-x)*(d-a)/(b-a)
+    return curve[-1][1]
 def coords(pid,npm,npn,g):
     nig=g*npn; gid=pid//nig; fm=gid*g; gs=min(npm-fm,g)
     return fm+(pid%nig)%gs, (pid%nig)//gs
@@ -70,8 +82,20 @@ def simulate(M,N,K,bm,bn,bk,g,stages,seed=1):
                 ev=sorted((t[p],dom[p]) for p in ps)
                 fill=None  # time the fill completes
                 open_until={}
+                opened={}  # domain -> (time its open read was looked up, a miss?)
                 for tt,d in ev:
                     req+=bytes_
+                    if CURVE:
+                        if d in opened:
+                            t0,miss=opened[d]
+                            share=interp(MISS_CURVE if miss else HIT_CURVE, tt-t0)
+                            if rnd.random()<share*(1-ODDS):
+                                continue  # merged
+                        look+=bytes_
+                        if fill is None: fill=tt+LMISS
+                        if d not in opened or interp(MISS_CURVE if opened[d][1] else HIT_CURVE, tt-opened[d][0])<0.02:
+                            opened[d]=(tt, tt<fill)
+                        continue
                     if open_until.get(d,-1)>=tt and rnd.random()>ODDS:
                         continue  # merged
                     look+=bytes_
