@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <string>
 
@@ -12,8 +13,9 @@ namespace tilesight::cache {
 namespace {
 
 struct Cta {
+  std::int64_t pid = 0;
   double start = 0, end = 0;
-  int line = 0;  // 0: not in the trace
+  int line = 0;
 };
 
 }  // namespace
@@ -43,7 +45,7 @@ Result<std::vector<double>> read_tile_starts(std::istream& in) {
     const auto cells = split_csv(line);
     const auto cell = [&](std::size_t at) { return at < cells.size() ? csv_number(cells[at]) : std::nullopt; };
     const auto pid = cell(pid_at), start = cell(start_at), end = cell(end_at);
-    if (!pid || *pid < 0 || *pid != std::floor(*pid) || *pid > 1e8) {
+    if (!pid || *pid < 0 || *pid != std::floor(*pid) || *pid > 1e12) {
       errors.push_back({.path = "pid", .message = "must be a launch position 0, 1, ...", .line = number});
       continue;
     }
@@ -52,22 +54,24 @@ Result<std::vector<double>> read_tile_starts(std::istream& in) {
                         .message = !start || !end ? "must be a number" : "must be after t_start_ns", .line = number});
       continue;
     }
-    const auto at = static_cast<std::size_t>(*pid);
-    if (at >= ctas.size()) ctas.resize(at + 1);
-    if (ctas[at].line > 0) {
-      errors.push_back({.path = "pid", .message = "CTA " + std::to_string(at) + " again (first on line " +
-                                                  std::to_string(ctas[at].line) + "): one launch a file",
-                        .line = number});
-      continue;
-    }
-    ctas[at] = {.start = *start, .end = *end, .line = number};
+    ctas.push_back({.pid = static_cast<std::int64_t>(*pid), .start = *start, .end = *end, .line = number});
   }
-  if (!errors.empty()) return errors;
+  // By launch position (a stable sort: of two rows of one CTA, the first comes first): 0 .. n-1, each once.
+  std::stable_sort(ctas.begin(), ctas.end(), [](const Cta& x, const Cta& y) { return x.pid < y.pid; });
+  for (std::size_t i = 1; i < ctas.size(); ++i)
+    if (ctas[i].pid == ctas[i - 1].pid)
+      errors.push_back({.path = "pid", .message = "CTA " + std::to_string(ctas[i].pid) + " again (first on line " +
+                                                  std::to_string(ctas[i - 1].line) + "): one launch a file",
+                        .line = ctas[i].line});
+  if (!errors.empty()) {  // every bad row, in the trace's order
+    std::stable_sort(errors.begin(), errors.end(), [](const Error& x, const Error& y) { return x.line < y.line; });
+    return errors;
+  }
   if (ctas.empty()) return Error{"", "no CTAs in the trace"};
   for (std::size_t p = 0; p < ctas.size(); ++p)
-    if (ctas[p].line == 0)
+    if (ctas[p].pid != static_cast<std::int64_t>(p))
       return Error{"pid", "CTA " + std::to_string(p) + " missing: the trace has pids up to " +
-                              std::to_string(ctas.size() - 1) + ", each launch position once"};
+                              std::to_string(ctas.back().pid) + ", each launch position once"};
   std::vector<double> times;
   double first = ctas.front().start;
   for (const Cta& c : ctas) {
