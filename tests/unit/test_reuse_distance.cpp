@@ -137,6 +137,25 @@ TEST_CASE("footprints of a wave: own stream plus the foreign share", "[cache][re
   CHECK(near0 == Approx(2 * 1010 + 0.5 * 2 * 1010).epsilon(0.01));
 }
 
+TEST_CASE("a block both groups read adds nothing twice to a partition's footprint", "[cache][reuse]") {
+  // A 1 x 4 grid whose four tiles read one block of A, slots alternating between two groups,
+  // starting 0.025 iteration apart (gaps floored at one request slot, 1/4 iteration).
+  const auto g = gemm_grid(1, 4);
+  const cache::ReuseKeys a(g, access({"n"}));
+  const auto order = cache::RowMajorOrder().sequence(g);
+  cache::StreamInput in{.keys = {&a}, .bytes_per_iteration = {1000}, .unreused_bytes_per_iteration = 10};
+  cache::StreamShape shape{.slots = 4, .groups = 2, .steps = 8, .foreign_share = 0.5};
+  double near0 = 0;
+  cache::walk_stream(order, in, shape, 0.5, cache::sample_waves(4, 4, 0), [&](const cache::WaveStream& w) {
+    near0 = w.near(0).bytes(1.0);
+  });
+  // Group 0's own touches: the first (never touched before: the whole window, 1000) and tile 2's
+  // (gap 0.25: 250), plus 10 unreused bytes a tile (20). Group 1's touches come after group 0's
+  // (gaps 0.25 since any group's touch: 250 + 250 + 20), half of them homed here. Counting group
+  // 1's gaps since its own touches (1000 + 250 + 20), as before, gave 1270 + 635 = 1905.
+  CHECK(near0 == Approx(1270 + 0.5 * 520));
+}
+
 TEST_CASE("inter-SM skew spreads later waves over more iterations", "[cache][reuse]") {
   // One key shared by every tile of a wave: the gaps between consecutive sharers grow with
   // the drift the slots accumulated (§5.3).

@@ -40,18 +40,19 @@ void WaveFootprint::finish() {
   for (std::size_t b = kBins; b-- > 0;) above_[b] = above_[b + 1] + rate_[b];
 }
 
-void WaveFootprint::mix(const std::vector<WaveFootprint>& all, std::size_t own, double share) {
-  rate_ = all[own].rate_;
-  gap_rate_ = all[own].gap_rate_;
-  unreused_rate_ = all[own].unreused_rate_;
+void WaveFootprint::mix(const std::vector<WaveFootprint>& own, const std::vector<WaveFootprint>& foreign,
+                        std::size_t mine, double share) {
+  rate_ = own[mine].rate_;
+  gap_rate_ = own[mine].gap_rate_;
+  unreused_rate_ = own[mine].unreused_rate_;
   if (!(share > 0)) return;
-  for (std::size_t g = 0; g < all.size(); ++g) {
-    if (g == own) continue;
+  for (std::size_t g = 0; g < foreign.size(); ++g) {
+    if (g == mine) continue;
     for (std::size_t b = 0; b < kBins; ++b) {
-      rate_[b] += share * all[g].rate_[b];
-      gap_rate_[b] += share * all[g].gap_rate_[b];
+      rate_[b] += share * foreign[g].rate_[b];
+      gap_rate_[b] += share * foreign[g].gap_rate_[b];
     }
-    unreused_rate_ += share * all[g].unreused_rate_;
+    unreused_rate_ += share * foreign[g].unreused_rate_;
   }
 }
 

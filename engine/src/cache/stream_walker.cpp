@@ -127,6 +127,7 @@ void StreamWalker::start(const TileSequence& tiles, const StreamInput& input, co
   follower_.assign(followers_ ? keys_.size() : 0, 0);
   wave_.footprints.resize(static_cast<std::size_t>(shape_.groups + (shape_.whole_stream ? 1 : 0)));
   own_.resize(static_cast<std::size_t>(shape_.groups));
+  foreign_.resize(static_cast<std::size_t>(shape_.groups));
   loaded_ = nullptr;
   constexpr std::size_t kRecentWaves = 8;
   recent_.resize(kRecentWaves);
@@ -264,8 +265,10 @@ void StreamWalker::warm(std::int64_t w) {
 }
 
 // The loaded wave's tiles touch their blocks in phase order: each touch's gaps since every
-// group's last touch of the block, and its rate into its own group's footprint and the whole
-// stream's (replay() mixes the groups' near footprints). It runs for every access of every
+// group's last touch of the block, and its rate into its own group's footprint, its foreign
+// one (the gap since any group's touch: what it adds to another partition, where a block the
+// other group touched since is present already) and the whole stream's (replay() mixes the
+// groups' near footprints). It runs for every access of every
 // sampled wave: everything it reads is hoisted into locals, and the group count is a template
 // argument for the common case (0: any).
 template <std::size_t kGroups>
@@ -278,6 +281,7 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
   const double* revisit = input_->revisit_gap.size() == accesses ? input_->revisit_gap.data() : nullptr;
   const float* phase_in_wave = loaded_->phase.data();
   WaveFootprint* own_fp = own_.data();
+  WaveFootprint* foreign_fp = foreign_.data();
   wave_.accesses.resize(loaded_->order.size() * accesses);
   StreamAccess* out = wave_.accesses.data();
   for (const std::uint64_t order_key : loaded_->order) {
@@ -286,6 +290,7 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
     const std::int32_t group = group_of[slot];
     const auto own = static_cast<std::size_t>(group);
     own_fp[own].add_unreused(unreused);
+    foreign_fp[own].add_unreused(unreused);
     if (whole) whole->add_unreused(unreused);
     for (std::size_t a = 0; a < accesses; ++a, ++out) {
       const std::int64_t key = keys_[a * stride_ + slot];
@@ -308,6 +313,7 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
       *out = {.pos = first + static_cast<std::int64_t>(slot), .key = key, .access = static_cast<std::int32_t>(a), .group = group,
               .gap_same = gap_same, .gap_other = gap_other, .within_same = within, .bin_same = bin};
       own_fp[own].add(bin, gap_same, rates[a]);
+      foreign_fp[own].add(std::min(gap_same, gap_other), rates[a]);  // gap_same: after revisits
       if (whole) whole->add(std::min(gap_same, gap_other), rates[a]);
     }
   }
@@ -317,11 +323,12 @@ const WaveStream& StreamWalker::replay(std::int64_t w, std::int32_t sample) {
   load(w, true);
   wave_.sample = sample;
   for (auto& fp : own_) fp.clear();
+  for (auto& fp : foreign_) fp.clear();
   if (shape_.whole_stream) wave_.footprints.back().clear();
   const double start = static_cast<double>(w) * static_cast<double>(shape_.steps);
   if (shape_.groups == 2) touch_all<2>(start, w * shape_.slots);
   else touch_all<0>(start, w * shape_.slots);
-  for (std::size_t g = 0; g < own_.size(); ++g) wave_.footprints[g].mix(own_, g, shape_.foreign_share);
+  for (std::size_t g = 0; g < own_.size(); ++g) wave_.footprints[g].mix(own_, foreign_, g, shape_.foreign_share);
   for (auto& fp : wave_.footprints) fp.finish();
   return wave_;
 }

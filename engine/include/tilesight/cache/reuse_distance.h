@@ -130,9 +130,13 @@ class WaveFootprint {
   static std::size_t locate(double gap, double& within);
   void add_unreused(double bytes_per_iteration) { unreused_rate_ += bytes_per_iteration; }
   void finish();  // after the last add, before bytes()
-  // Replaces this footprint by all[own] plus `share` of every other one of `all` (before
-  // finish()): a group's near cache sees its own stream and a share of the others'.
-  void mix(const std::vector<WaveFootprint>& all, std::size_t own, double share);
+  // Replaces this footprint by own[mine] plus `share` of every other group's foreign one
+  // (before finish()): a group's near cache sees its own stream and the share of the others'
+  // homed there. A foreign footprint counts each touch's gap since the block's last touch by
+  // any group: a block the near group touched in the window is there already, and the other
+  // group's reads of it add no bytes (StreamWalker::touch_all).
+  void mix(const std::vector<WaveFootprint>& own, const std::vector<WaveFootprint>& foreign, std::size_t mine,
+           double share);
   double bytes(double window) const;
   // The same with the window's locate() already known.
   double bytes(double window, std::size_t bin, double within) const {
@@ -293,6 +297,7 @@ class StreamWalker {
   std::vector<Phases> recent_;             // phases of recent waves, replaced round robin
   std::size_t next_recent_ = 0;
   std::vector<WaveFootprint> own_;         // per group: its own stream only (mixed into wave_'s)
+  std::vector<WaveFootprint> foreign_;     // per group: its stream, each gap since any group's touch
   std::vector<std::uint64_t> sorted_;      // sort_phases()'s buffers
   std::vector<std::uint32_t> starts_;
   WaveStream wave_;
