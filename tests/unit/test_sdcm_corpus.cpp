@@ -151,7 +151,8 @@ TEST_CASE("L2 hit rate and DRAM reads on shapes outside the ncu corpus", "[cache
 TEST_CASE("L2 hit rate and DRAM reads on many-wave shapes measured after the model", "[cache][validation]") {
   // l2_hit_heldout.csv (ncu_l2.py --set heldout, 2026-12-02): the Triton corpus's 58 configs on
   // 4096 x 8192 x 16384, 12288 x 12288 x 4096 and 3072 x 20480 x 6144, shapes in no other set,
-  // measured after the model of that day was fixed. The model stands at 4.62 pp MAE (4.67 while a
+  // measured after the model of that day was fixed. The model stands at 4.59 pp MAE (4.62 while a
+  // far-homed line was found in its home partition only after the other group's touch; 4.67 while a
   // partition's share of the other group's stream counted blocks its own group had touched; 4.84 before
   // tile_wave_growth; 5.18 with a
   // partition of l2.bytes / 2; 5.70 while

@@ -94,7 +94,8 @@ inline SureGaps sure_gaps(const WaveFootprint& fp, const BlockLevels& bl) {
 // Partitioned L2: lines are homed evenly over the partitions (a share `home` = 1 / groups
 // here). A line homed here is present if any group touched it since (another group's miss
 // brought it here); a line homed elsewhere only if this group touched it, else it is looked up
-// again in its home partition, present if that group touched it. One partition: the near
+// again in its home partition, present if either group touched it (this group's earlier miss
+// went through there too). One partition: the near
 // cache is the L2. kGroups: the group count when fixed at compile time (0: `groups`); `sure`
 // per group, for this access; `distance`: fill Outcome::near_distance (the maps).
 template <std::int32_t kGroups = 0>
@@ -128,13 +129,16 @@ Outcome partition_cascade(const WaveStream& s, const StreamAccess& sa, const Blo
   }
   o.near_hit = home * p_home + (1 - home) * p_away;
   o.far_lookup = (1 - home) * (1 - p_away);
-  if (o.far_lookup > 0 && std::isfinite(sa.gap_other)) {
+  // The home partition holds the line if either group touched it since: this group's own miss
+  // went through it too.
+  const double gap_home = std::min(sa.gap_same, sa.gap_other);
+  if (o.far_lookup > 0 && std::isfinite(gap_home)) {
     const std::int32_t other = kGroups == 2 ? 1 - sa.group : (sa.group + 1) % groups;
     const SureGaps& there = sure[other];
     double p_far = 0;
-    if (sa.gap_other < there.far_hit) p_far = 1.0;
-    else if (sa.gap_other < there.far_miss)
-      locate_other(), p_far = bl.far_hit(s.near(other).bytes(sa.gap_other, bin_other, within_other));
+    if (gap_home < there.far_hit) p_far = 1.0;
+    else if (gap_home < there.far_miss)
+      p_far = bl.far_hit(s.near(other).bytes(gap_home));
     o.far_hit = o.far_lookup * p_far;
   }
   return o;
