@@ -196,7 +196,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   std::uint64_t groups = 1469598103934665603ull;  // FNV-1a over the slots' groups
   for (const std::int32_t g : p.shape.group_of_slot) groups = (groups ^ static_cast<std::uint64_t>(g)) * 1099511628211ull;
   k.add(static_cast<std::int64_t>(groups));
-  k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.tile_maps).add(o.exact);
+  k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.wave_budget_tiles).add(o.tile_maps).add(o.exact);
   k.add(p.shape.fill_window).add(p.shape.hit_window).add(o.merge_per_lookup);
   k.add(static_cast<std::int64_t>(o.tile_starts.size()));
   for (const double s : o.tile_starts) k.add(s);
@@ -250,7 +250,10 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   input.cluster_rows = program.schedule.cluster_rows;
   input.cluster_cols = program.schedule.cluster_cols;
   // Measured starts differ wave to wave: every wave is walked.
-  const auto waves = sample_waves(tiles, p.shape.slots, options.tile_starts.empty() ? options.max_waves : 0);
+  const std::int64_t sampled = options.max_waves > 0
+      ? std::max(options.max_waves, options.wave_budget_tiles / std::max<std::int64_t>(1, p.shape.slots))
+      : 0;
+  const auto waves = sample_waves(tiles, p.shape.slots, options.tile_starts.empty() ? sampled : 0);
   const bool maps = options.tile_maps && tiles > 0;
   Tally t = detail::empty_tally(p.plans.size(), waves, p.shape.slots, tiles, maps);
   if (p.shape.fill_window > 0) {
