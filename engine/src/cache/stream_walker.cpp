@@ -313,7 +313,8 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
       *out = {.pos = first + static_cast<std::int64_t>(slot), .key = key, .access = static_cast<std::int32_t>(a), .group = group,
               .gap_same = gap_same, .gap_other = gap_other, .within_same = within, .bin_same = bin};
       own_fp[own].add(bin, gap_same, rates[a]);
-      foreign_fp[own].add(std::min(gap_same, gap_other), rates[a]);  // gap_same: after revisits
+      if (gap_other < gap_same) foreign_fp[own].add(gap_other, rates[a]);
+      else foreign_fp[own].add(bin, gap_same, rates[a]);  // gap_same: after revisits
       if (whole) whole->add(std::min(gap_same, gap_other), rates[a]);
     }
   }

@@ -51,11 +51,12 @@ struct SdcmOptions {
   // as many more as fit in wave_budget_tiles tiles. A grouped order's first touches come in
   // the waves where a group starts; two waves standing for 24 missed them (5120 x 5120 x 1536,
   // 64 x 128 tiles, group 8: A read at a tenth of its bytes from DRAM, B at 10x).
-  // l2_residuals.py, budget 0 / 1024 / 2048 tiles / every wave: held out 4 3.72 / 3.63 / 3.27 /
-  // 3.12 pp, cuBLAS 3.48 / 3.24 / 3.17 / 3.15, held out 4.59 / 4.74 / 4.67 / 4.78, corpus 4.14
-  // throughout; callgrind over the bench's 180 plans: 1.00 / 1.24 / 1.57 / 3.2x the instructions.
+  // l2_residuals.py, budget 0 / 768 / 1024 / 2048 tiles / every wave: held out 4 3.72 / 3.68 /
+  // 3.63 / 3.27 / 3.12 pp, cuBLAS 3.48 / 3.24 / 3.24 / 3.17 / 3.15, held out 4.59 / 4.51 / 4.74 /
+  // 4.67 / 4.78, corpus 4.13-4.15 throughout; callgrind over the bench's 180 plans: 1.00 / 1.11 /
+  // 1.21 / 1.57 / 3.2x the instructions (docs/cache-model.md, "Which waves the walk samples").
   std::int64_t max_waves = 2;
-  std::int64_t wave_budget_tiles = 1024;
+  std::int64_t wave_budget_tiles = 768;
   bool tile_maps = true;                         // fill CacheTraffic::tile_maps
   bool exact = false;                            // eq. 7 instead of eqs. 8-10 (slow)
   // Reuse this thread's last few analyses of the same inputs (exact; not with tile_maps): a
