@@ -31,6 +31,21 @@ TEST_CASE("grouped launch lifts the L2 hit rate of a wide GEMM (VALIDATION.md)",
   CHECK(grouped.dram_read_bytes() == Approx(0.71e9).epsilon(0.10));
 }
 
+TEST_CASE("every block's first read comes from DRAM, however few waves are sampled", "[cache][sdcm]") {
+  // 5120 x 5120 x 1536 bf16, 64 x 64 x 128 tiles, group 8: 6400 tiles in 24 waves, of which
+  // the walk samples a few; A's rows are first read in the waves where a group starts, which
+  // the samples can miss (A came 1.6 MB from DRAM, a tenth of its 15.7 MB). The L2 starts
+  // cold (ncu flushes it before each launch): each tensor's bytes are read at least once.
+  auto params = gemm(5120, 5120, 1536, 64, 64, 8, 3, 8);
+  params.block_k = 128;
+  const auto t = cache::SdcmCacheModel().analyze(kernels::lift_gemm(params), h200_like());
+  const double tensor = 5120.0 * 1536 * 2;
+  for (std::size_t a : {0, 1}) {
+    CHECK(t.accesses[a].dram_bytes >= tensor * 0.999);
+    CHECK(t.accesses[a].l2_hit_bytes <= t.accesses[a].l2_lookup_bytes - t.accesses[a].dram_bytes + 1);
+  }
+}
+
 TEST_CASE("a plan's Z-order launch is the cache model's Z-order walk", "[cache][sdcm]") {
   // The same walk whether the plan names it or SdcmOptions overrides the order; on a grid of
   // 8 x 224 tiles it keeps a wave's tiles within squares of rows and columns, not one row of B.
