@@ -281,7 +281,7 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
   const double* revisit = input_->revisit_gap.size() == accesses ? input_->revisit_gap.data() : nullptr;
   const float* phase_in_wave = loaded_->phase.data();
   WaveFootprint* own_fp = own_.data();
-  WaveFootprint* foreign_fp = foreign_.data();
+  WaveFootprint* foreign_fp = shape_.foreign_share > 0 ? foreign_.data() : nullptr;  // mixed only at a share
   wave_.accesses.resize(loaded_->order.size() * accesses);
   StreamAccess* out = wave_.accesses.data();
   for (const std::uint64_t order_key : loaded_->order) {
@@ -290,7 +290,7 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
     const std::int32_t group = group_of[slot];
     const auto own = static_cast<std::size_t>(group);
     own_fp[own].add_unreused(unreused);
-    foreign_fp[own].add_unreused(unreused);
+    if (foreign_fp) foreign_fp[own].add_unreused(unreused);
     if (whole) whole->add_unreused(unreused);
     for (std::size_t a = 0; a < accesses; ++a, ++out) {
       const std::int64_t key = keys_[a * stride_ + slot];
@@ -313,8 +313,8 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
       *out = {.pos = first + static_cast<std::int64_t>(slot), .key = key, .access = static_cast<std::int32_t>(a), .group = group,
               .gap_same = gap_same, .gap_other = gap_other, .within_same = within, .bin_same = bin};
       own_fp[own].add(bin, gap_same, rates[a]);
-      if (gap_other < gap_same) foreign_fp[own].add(gap_other, rates[a]);
-      else foreign_fp[own].add(bin, gap_same, rates[a]);  // gap_same: after revisits
+      if (foreign_fp && gap_other < gap_same) foreign_fp[own].add(gap_other, rates[a]);
+      else if (foreign_fp) foreign_fp[own].add(bin, gap_same, rates[a]);  // gap_same: after revisits
       if (whole) whole->add(std::min(gap_same, gap_other), rates[a]);
     }
   }
