@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tilesight/cache/local_traffic.h"
 #include "tilesight/cache/sdcm_cache_model.h"
 #include "tilesight/model/occupancy.h"
 #include "tilesight/model/tile_imbalance.h"
@@ -185,15 +186,19 @@ report::HitRateMap hit_rate_map(const plan::TileGrid& grid, const cache::TileHit
   return out;
 }
 
-void fill_cache(report::Prediction& pred, const plan::TileProgram& p, const cache::CacheTraffic& t) {
+// The cache's figures as ncu counts them: the tensors' traffic and the register spills'
+// (cache::local_traffic; the timing reads spills through the loop, loop_analysis.cpp).
+void fill_cache(report::Prediction& pred, const plan::TileProgram& p, const hw::HardwareSpec& hw,
+                const cache::CacheTraffic& tensors, std::int64_t resident) {
+  cache::CacheTraffic t{.model = tensors.model, .accesses = tensors.accesses, .tile_maps = {}};
+  for (auto& a : cache::local_traffic(p, hw, resident)) t.accesses.push_back(std::move(a));
   pred.cache_model = t.model;
   pred.l2_hit_rate = t.l2_hit_rate();
   pred.l2_load_hit_rate = t.l2_load_hit_rate();
   pred.dram_read_bytes = t.dram_read_bytes();
   pred.dram_write_bytes = t.dram_write_bytes();
   pred.dram_bytes = pred.dram_read_bytes + pred.dram_write_bytes;
-  for (std::size_t i = 0; i < t.accesses.size() && i < p.accesses.size(); ++i) {
-    const auto& a = t.accesses[i];
+  for (const auto& a : t.accesses) {
     const double lookups = a.l2_lookup_bytes > 0 ? a.l2_lookup_bytes : a.requested_bytes;
     pred.tensors.push_back({.tensor = a.tensor, .requested_bytes = a.requested_bytes,
                             .dram_bytes = a.dram_bytes,
@@ -204,7 +209,7 @@ void fill_cache(report::Prediction& pred, const plan::TileProgram& p, const cach
                             .l2_far_lookup_bytes = a.l2_far_lookup_bytes,
                             .l2_far_hit_bytes = a.l2_far_hit_bytes});
   }
-  for (const auto& m : t.tile_maps) pred.hit_rate_maps.push_back(hit_rate_map(p.grid, m));
+  for (const auto& m : tensors.tile_maps) pred.hit_rate_maps.push_back(hit_rate_map(p.grid, m));
 }
 
 // Step 2's model: the caller's, else the built-in one named by options.cache. Per-tile maps
@@ -291,7 +296,7 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
       std::max_element(pred.utilization.begin(), pred.utilization.end()) - pred.utilization.begin());
   pred.flops = program_flops(program);
   pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
-  fill_cache(pred, program, traffic);
+  fill_cache(pred, program, hw, traffic, resident);
   if (options.timeline) pred.timeline = build_timeline(program, first, options.timeline_iterations);
   if (options.diagnosis) pred.diagnosis = report::diagnose(pred);
   return pred;

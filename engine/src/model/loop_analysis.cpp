@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "tilesight/cache/cyclic_reuse.h"
+#include "tilesight/cache/local_traffic.h"
 
 namespace tilesight::model {
 
@@ -30,8 +30,9 @@ double warps_per_scheduler(const LoopContext& ctx) {
 // Spilled registers live in local memory and reach L2 like any load (they miss L1: ncu hit
 // rates 0-6%). Each iteration every resident tile of the GPU stores and reloads its spilled
 // slots and loads its operand tiles: a working set reused cyclically, whose L2 hit rate the
-// profile measured (l2.cyclic_hit); what misses waits for DRAM. Returns how many times an L2
-// hit's latency such an access takes on average: the SM keeps the same bytes in flight
+// profile measured (l2.cyclic_hit; cache::spill_hit_rate); what misses waits for DRAM.
+// Returns how many times an L2 hit's latency such an access takes on average: the SM keeps the
+// same bytes in flight
 // (Little's law), so its spill traffic moves that much slower. A DRAM access under this load
 // waits the DRAM latency plus its queueing (dram_queue_ns: a loop keeping the DRAM busy).
 // ncu (tests/validation/h200/ncu_spills_facts.csv): 4096^3 128x256x64 w4 (196 slots, one tile
@@ -41,11 +42,7 @@ double warps_per_scheduler(const LoopContext& ctx) {
 double local_latency_multiple(const plan::TileAction& a, const LoopContext& ctx) {
   const auto& l2 = ctx.hw.l2;
   if (a.local_bytes <= 0 || l2.latency_ns <= 0) return 1.0;
-  double pass_bytes = 0.5 * a.local_bytes;  // each spilled slot stored once and reloaded once
-  for (const auto& other : ctx.program.actions)
-    if (other.loop == a.loop && other.op == plan::OpKind::kLoad) pass_bytes += other.bytes;
-  const double resident = static_cast<double>(std::max<std::int64_t>(ctx.resident, 1)) * ctx.hw.sm_count;
-  const double hit = cache::cyclic_hit_rate(l2, pass_bytes * resident);
+  const double hit = cache::spill_hit_rate(ctx.program, a, ctx.hw, ctx.resident);
   return hit + (1 - hit) * (ctx.hw.dram_latency_ns + ctx.hw.dram_queue_ns) / l2.latency_ns;
 }
 

@@ -61,9 +61,18 @@ def wave_class(p):
     return "1 wave" if w <= 1 else "2-4" if w <= 4 else "5-16" if w <= 16 else ">16"
 
 
+def params(x):
+    """The plan's params: the tile config, and Triton's spill count where the compiler reported
+    one (triton_gemm.csv's n_spills: a compile-time fact, as `tilesight-cli validate` passes it)."""
+    p = {**{c: x[c] for c in KEY}, "dtype": "bf16"}
+    if x["spills"] > 0:
+        p["spills"] = x["spills"]
+    return p
+
+
 def predicted_lookups(cli, x):
     """The model's L2 lookups per requested sector of A and B: 1 - merged / requested."""
-    plan = json.dumps({"kernel": "gemm", "hardware": "h200", "params": {**{c: x[c] for c in KEY}, "dtype": "bf16"}})
+    plan = json.dumps({"kernel": "gemm", "hardware": "h200", "params": params(x)})
     out = subprocess.run([cli, "predict", "--format", "json", "-"], input=plan, capture_output=True, text=True,
                          check=True).stdout
     tensors = [t for t in json.loads(out)["tensors"] if t["tensor"] in ("A", "B")]
@@ -125,7 +134,7 @@ def main():
             rows.append(x)
 
     plans = "".join(json.dumps({"kernel": "gemm", "hardware": "h200",
-                                "params": {**{c: x[c] for c in KEY}, "dtype": "bf16"}}) + "\n" for x in rows)
+                                "params": params(x)}) + "\n" for x in rows)
     res = subprocess.run([a.cli, "predict", "--jsonl", "-"], input=plans, capture_output=True, text=True, check=True)
     preds = [json.loads(l) for l in res.stdout.splitlines() if l.strip()]
     assert len(preds) == len(rows), (len(preds), len(rows), res.stderr[:500])
