@@ -352,7 +352,11 @@ TEST_CASE("cache model bookkeeping: lookups, hits and DRAM bytes add up", "[cach
   for (const auto& a : t.accesses) {
     CHECK(a.l2_hit_bytes <= a.l2_lookup_bytes * (1 + 1e-9));
     if (a.write) {
-      CHECK(a.l2_hit_bytes == Approx(a.requested_bytes));  // stores hit (write-back)
+      // Stores hit (write-back), in the SM's partition and, for the half of the lines homed
+      // in the other one, there again.
+      CHECK(a.l2_lookup_bytes - a.l2_far_lookup_bytes == Approx(a.requested_bytes));
+      CHECK(a.l2_far_lookup_bytes == Approx(0.5 * a.requested_bytes));
+      CHECK(a.l2_hit_bytes == Approx(a.l2_lookup_bytes));
       CHECK(a.dram_bytes == Approx(4096.0 * 4096 * 2));
       continue;
     }
