@@ -177,3 +177,24 @@ TEST_CASE("inter-SM skew spreads later waves over more iterations", "[cache][reu
   shape.skew.per_iteration = 0;
   CHECK(mean_gap(30) == Approx(0.01).epsilon(0.01));
 }
+
+TEST_CASE("a block the other group touched since counts its home share from that touch", "[cache][reuse]") {
+  // A 1 x 3 grid whose tiles read one block of A, slots 0 and 2 in group 0, slot 1 in group 1,
+  // started at 0, 2 and 4 iterations (measured starts, in tiles of 8 iterations).
+  const auto g = gemm_grid(1, 3);
+  const cache::ReuseKeys a(g, access({"n"}));
+  const auto order = cache::RowMajorOrder().sequence(g);
+  const std::vector<double> starts = {0.0, 0.25, 0.5};
+  cache::StreamInput in{.keys = {&a}, .bytes_per_iteration = {1000}};
+  cache::StreamShape shape{.slots = 3, .groups = 2, .group_of_slot = {0, 1, 0}, .steps = 8, .foreign_share = 0.5,
+                           .tile_starts = &starts};
+  double near0 = 0;
+  cache::walk_stream(order, in, shape, 0.5, cache::sample_waves(3, 3, 0), [&](const cache::WaveStream& w) {
+    near0 = w.near(0).bytes(8.0);
+  });
+  // Group 0 over a window of 8 iterations: its first touch, never before (8 x 1000); its second,
+  // 4 iterations after its first and 2 after group 1's: the half homed here was brought by
+  // group 1's miss, (0.5 x 4 + 0.5 x 2) x 1000; and half of group 1's touch, 2 after group 0's
+  // (0.5 x 2 x 1000). Counting the second touch from group 0's own first, as before: 13000.
+  CHECK(near0 == Approx(8000 + 3000 + 1000));
+}

@@ -265,10 +265,11 @@ void StreamWalker::warm(std::int64_t w) {
 }
 
 // The loaded wave's tiles touch their blocks in phase order: each touch's gaps since every
-// group's last touch of the block, and its rate into its own group's footprint, its foreign
-// one (the gap since any group's touch: what it adds to another partition, where a block the
-// other group touched since is present already) and the whole stream's (replay() mixes the
-// groups' near footprints). It runs for every access of every
+// group's last touch of the block, and its rate into its own group's footprint (where another
+// group touched the block since, the share of it homed here counts from that touch: it is
+// here already), its foreign one (the gap since any group's touch: what it adds to another
+// partition, where a block the other group touched since is present already) and the whole
+// stream's (replay() mixes the groups' near footprints). It runs for every access of every
 // sampled wave: everything it reads is hoisted into locals, and the group count is a template
 // argument for the common case (0: any).
 template <std::size_t kGroups>
@@ -282,6 +283,7 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
   const float* phase_in_wave = loaded_->phase.data();
   WaveFootprint* own_fp = own_.data();
   WaveFootprint* foreign_fp = shape_.foreign_share > 0 ? foreign_.data() : nullptr;  // mixed only at a share
+  const double home = shape_.foreign_share;  // a partition's share of the lines: 1 / groups
   wave_.accesses.resize(loaded_->order.size() * accesses);
   StreamAccess* out = wave_.accesses.data();
   for (const std::uint64_t order_key : loaded_->order) {
@@ -312,9 +314,17 @@ void StreamWalker::touch_all(double start, std::int64_t first) {
       const std::size_t bin = WaveFootprint::locate(gap_same, within);
       *out = {.pos = first + static_cast<std::int64_t>(slot), .key = key, .access = static_cast<std::int32_t>(a), .group = group,
               .gap_same = gap_same, .gap_other = gap_other, .within_same = within, .bin_same = bin};
+      if (foreign_fp && gap_other < gap_same) {
+        // Of a block another group touched since, the share homed here is here already (that
+        // group's miss brought it): those bytes count from its touch, the rest from this group's.
+        own_fp[own].add(bin, gap_same, rates[a] * (1 - home));
+        own_fp[own].add(gap_other, rates[a] * home);
+        foreign_fp[own].add(gap_other, rates[a]);
+        if (whole) whole->add(gap_other, rates[a]);
+        continue;
+      }
       own_fp[own].add(bin, gap_same, rates[a]);
-      if (foreign_fp && gap_other < gap_same) foreign_fp[own].add(gap_other, rates[a]);
-      else if (foreign_fp) foreign_fp[own].add(bin, gap_same, rates[a]);  // gap_same: after revisits
+      if (foreign_fp) foreign_fp[own].add(bin, gap_same, rates[a]);  // gap_same: after revisits
       if (whole) whole->add(std::min(gap_same, gap_other), rates[a]);
     }
   }
