@@ -2,6 +2,7 @@
 // an L2 lookup, as ncu counts them (tests/validation/h200/ncu_spills_facts.csv).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "sdcm_test_spec.h"
@@ -9,6 +10,7 @@
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/kernels/gemm.h"
 #include "tilesight/model/evaluate.h"
+#include "tilesight/report/diagnosis.h"
 
 using namespace tilesight;
 
@@ -80,4 +82,11 @@ TEST_CASE("a spilling GEMM's L2 hit rate counts its spilled sectors, as ncu does
   CHECK(pred->l2_hit_rate == Approx(hits / lookups));
   CHECK(pred->l2_hit_rate > 0.93);
   CHECK(pred->l2_hit_rate < 0.99);
+  // The diagnosis says how much of that is spills: (1.5 + 1) x the spilled bytes of the lookups.
+  auto told = model::evaluate(kernels::lift_gemm(p), *hw, {.timeline = false, .diagnosis = true});
+  REQUIRE(told);
+  const std::string share = report::format_percent(2.5 * spilled / lookups);
+  CHECK(std::any_of(told->diagnosis.begin(), told->diagnosis.end(), [&](const std::string& line) {
+    return line.find(", " + share + " of its lookups register spills") != std::string::npos;
+  }));
 }

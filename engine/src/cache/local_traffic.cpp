@@ -38,10 +38,10 @@ std::vector<AccessTraffic> local_traffic(const plan::TileProgram& p, const hw::H
   if (!(stored > 0)) return {};
   const double missed = stored - hit;
   const double far = !hw.has_l15() && hw.l2.partitions > 1 ? 1 - 1 / hw.l2.partitions : 0.0;
-  AccessTraffic stores{.tensor = "spill stores", .write = true, .requested_bytes = stored, .dram_bytes = missed};
+  AccessTraffic stores{.tensor = kSpillStores, .write = true, .requested_bytes = stored, .dram_bytes = missed};
   stores.l2_far_lookup_bytes = stores.l2_far_hit_bytes = far * stored;
   stores.l2_lookup_bytes = stores.l2_hit_bytes = stored + stores.l2_far_lookup_bytes;
-  AccessTraffic loads{.tensor = "spill loads", .requested_bytes = stored, .dram_bytes = missed};
+  AccessTraffic loads{.tensor = kSpillLoads, .requested_bytes = stored, .dram_bytes = missed};
   loads.l2_far_lookup_bytes = far * missed;
   loads.l2_lookup_bytes = stored + loads.l2_far_lookup_bytes;
   loads.l2_hit_bytes = hit;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tilesight/cache/local_traffic.h"
+
 namespace tilesight::report {
 
 std::string format_us(double us) {
@@ -101,8 +103,18 @@ std::vector<std::string> diagnose(const Prediction& p) {
   if (p.clock_factor < 0.995)
     out.push_back("Tensor-core pipelines run at " + format_percent(p.clock_factor) +
                   " of their short-kernel rate: a kernel this long is held to the power-limited sustained clock.");
-  out.push_back("L2 hit rate " + format_percent(p.l2_hit_rate) + " (" + p.cache_model + "); DRAM traffic " +
-                format_bytes(p.dram_bytes) + ".");
+  // Register spills: every spilled sector is an L2 lookup (cache::local_traffic), and where a
+  // kernel spills they can be most of the lookups behind the hit rate.
+  double lookups = 0, spilled = 0;
+  for (const auto& t : p.tensors) {
+    lookups += t.l2_lookup_bytes;
+    if (t.tensor == cache::kSpillStores || t.tensor == cache::kSpillLoads) spilled += t.l2_lookup_bytes;
+  }
+  const std::string spills = spilled > 0 && lookups > 0
+      ? ", " + format_percent(spilled / lookups) + " of its lookups register spills (local memory)"
+      : "";
+  out.push_back("L2 hit rate " + format_percent(p.l2_hit_rate) + " (" + p.cache_model + ")" + spills +
+                "; DRAM traffic " + format_bytes(p.dram_bytes) + ".");
   return out;
 }
 

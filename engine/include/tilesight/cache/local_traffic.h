@@ -20,8 +20,12 @@ namespace tilesight::cache {
 double spill_hit_rate(const plan::TileProgram& p, const plan::TileAction& a, const hw::HardwareSpec& hw,
                       std::int64_t resident);
 
-// The launch's spill traffic as two accesses, "spill stores" (write) and "spill loads", in
-// the units of the cache model's (AccessTraffic): none where nothing spills.
+// The names of those accesses in the prediction's tensors.
+inline constexpr const char* kSpillStores = "spill stores";
+inline constexpr const char* kSpillLoads = "spill loads";
+
+// The launch's spill traffic as two accesses, kSpillStores (write) and kSpillLoads, in the
+// units of the cache model's (AccessTraffic): none where nothing spills.
 std::vector<AccessTraffic> local_traffic(const plan::TileProgram& p, const hw::HardwareSpec& hw,
                                          std::int64_t resident);
 
