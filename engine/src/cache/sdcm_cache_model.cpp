@@ -94,6 +94,13 @@ double multicast_of(const plan::TileProgram& p, const std::string& tensor) {
   return m;
 }
 
+// Whether the tensor is loaded element-wise through registers (TileAction::via_registers).
+bool via_registers_of(const plan::TileProgram& p, const std::string& tensor) {
+  return std::any_of(p.actions.begin(), p.actions.end(), [&](const plan::TileAction& a) {
+    return a.op == plan::OpKind::kLoad && a.via_registers && !a.operands.empty() && a.operands.front() == tensor;
+  });
+}
+
 std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_bytes, std::int64_t merge_per_lookup) {
   std::vector<AccessPlan> plans;
   const double tiles = static_cast<double>(p.grid.tiles());
@@ -109,6 +116,7 @@ std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_by
     ap.part_lines = w.part_lines;
     ap.part_rows = w.part_rows;
     ap.multicast = multicast_of(p, a.tensor);
+    ap.via_registers = via_registers_of(p, a.tensor);
     ap.edge_bytes = detail::tma_edge_bytes(p, a);
     plans.push_back(std::move(ap));
   }
@@ -215,7 +223,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
     k.add(ap.access->tensor).add(ap.access->write).add(static_cast<std::int64_t>(ap.access->reuse_dims.size()));
     for (const auto& r : ap.access->reuse_dims) k.add(r);
     k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.copies).add(ap.repeats).add(ap.part_lines);
-    k.add(ap.access->revisit).add(ap.multicast).add(ap.edge_bytes);
+    k.add(ap.access->revisit).add(ap.multicast).add(ap.edge_bytes).add(ap.via_registers);
   }
   k.add(program.schedule.cluster_rows).add(program.schedule.cluster_cols);
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);

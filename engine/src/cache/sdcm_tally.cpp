@@ -146,7 +146,7 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
               .repeats = c.plans[a].repeats,
               .part_lines = c.plans[a].part_lines,
               .part_rows = c.plans[a].part_rows,
-              .looked = c.plans[a].multicast > 1 ? 1.0 : looked};
+              .looked = c.plans[a].multicast > 1 || c.plans[a].via_registers ? 1.0 : looked};
   const bool maps = !t.count.empty();
   const auto groups = static_cast<std::size_t>(c.levels.groups);
   for (const Touch* touch = first; touch != last; ++touch) {

@@ -34,6 +34,12 @@ struct AccessPlan {
   // CTAs of a cluster sharing one TMA multicast of these loads (1: none). A multicast is looked
   // up once for the cluster and never merges with another cluster's (ncu_tma_multicast.csv).
   double multicast = 1;
+  // Loads element-wise through registers (unaligned rows): their sectors reach L2 as the L1's
+  // misses, each one a lookup; the coalescer's merges are the async copies' (cp.async, TMA).
+  // ncu reads 0.89-1.89 lookups a requested sector (p10-p90, median 1.02) on the corpus's 59
+  // unaligned launches where nothing spills, against 0.50-0.94 (median 0.73) for the copies of
+  // its 828 aligned ones (l2_residuals.py --all).
+  bool via_registers = false;
   // A TMA box's rows past the tensor's edge: L2 bytes looked up (all hits) per execution of a
   // tile, over the tiles (tma_edge.h).
   double edge_bytes = 0;
