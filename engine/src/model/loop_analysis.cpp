@@ -32,9 +32,9 @@ double warps_per_scheduler(const LoopContext& ctx) {
 // slots and loads its operand tiles: a working set reused cyclically, whose L2 hit rate the
 // profile measured (l2.cyclic_hit; cache::spill_hit_rate); what misses waits for DRAM.
 // Returns how many times an L2 hit's latency such an access takes on average: the SM keeps the
-// same bytes in flight
-// (Little's law), so its spill traffic moves that much slower. A DRAM access under this load
-// waits the DRAM latency plus its queueing (dram_queue_ns: a loop keeping the DRAM busy).
+// same bytes in flight (Little's law), so its spill traffic moves that much slower. A DRAM
+// access under this load waits the DRAM latency plus its queueing (dram_queue_ns: a loop
+// keeping the DRAM busy).
 // ncu (tests/validation/h200/ncu_spills_facts.csv): 4096^3 128x256x64 w4 (196 slots, one tile
 // per SM: 27 MB a pass) reads 0.19 GB from DRAM; 2500x7000x3000 256x128x64 w4 (two tiles per
 // SM: 61 MB a pass by this count) reads 3.8 GB and writes 2.1 GB back, its local loads 84% of
