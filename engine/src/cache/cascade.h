@@ -22,6 +22,12 @@ struct Levels {
 
 Levels levels_of(const hw::HardwareSpec& hw);
 
+// Share of the lines homed in a partition other than the SM's (0 with one partition or an
+// L1.5 tier): a store to one, or a read that missed near, is looked up again in its home.
+inline double far_home_share(const Levels& lv) {
+  return !lv.l15 && lv.groups > 1 ? 1 - 1.0 / static_cast<double>(lv.groups) : 0.0;
+}
+
 // Both levels as the blocks of one streamed access see them (B_T in its blocks). Distances
 // in bytes; those SDCM decides for sure (SdcmGaussian::sure_hit/sure_miss) cost two compares.
 class BlockLevels {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "cascade.h"
 #include "tilesight/cache/cyclic_reuse.h"
 
 namespace tilesight::cache {
@@ -37,7 +38,7 @@ std::vector<AccessTraffic> local_traffic(const plan::TileProgram& p, const hw::H
   }
   if (!(stored > 0)) return {};
   const double missed = stored - hit;
-  const double far = !hw.has_l15() && hw.l2.partitions > 1 ? 1 - 1 / hw.l2.partitions : 0.0;
+  const double far = detail::far_home_share(detail::levels_of(hw));
   AccessTraffic stores{.tensor = kSpillStores, .write = true, .requested_bytes = stored, .dram_bytes = missed};
   stores.l2_far_lookup_bytes = stores.l2_far_hit_bytes = far * stored;
   stores.l2_lookup_bytes = stores.l2_hit_bytes = stored + stores.l2_far_lookup_bytes;

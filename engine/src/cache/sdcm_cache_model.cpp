@@ -141,7 +141,7 @@ AccessTraffic access_traffic(const AccessPlan& ap, const Tally::Sums& sums, cons
     // (ncu_fabric.py --compare: Triton grids with reuse 0.77 -> 0.97 of ncu's, cuBLAS 0.81 ->
     // 0.93), as the spilled stores' do (local_traffic.cpp).
     const double stored = tiles * ap.executions * ap.block_bytes;
-    const double far = !lv.l15 && lv.groups > 1 ? 1 - 1.0 / static_cast<double>(lv.groups) : 0.0;
+    const double far = detail::far_home_share(lv);
     at.l2_far_lookup_bytes = at.l2_far_hit_bytes = far * stored;
     at.l2_lookup_bytes = at.l2_hit_bytes = stored + at.l2_far_lookup_bytes;
   } else if (lv.l15) {
