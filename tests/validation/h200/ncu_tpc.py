@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Do two CTAs that read the same block merge their requests when one falls behind, and does it
+matter whether they share a TPC? (docs/cache-model.md, "Partners that drift apart")
+
+One microbenchmark, each row one launch under ncu (cold L2, --cache-control all), built on
+ncu_share.py's kernel:
+
+  pair_drift  128 CTAs (one wave, one CTA an SM: the block scheduler deals a small grid
+              out over the SMs first, ncu_share_smid.csv) run Triton's
+              pipelined dot loop (cp.async copies into shared memory) over a 64 x 4096 bf16
+              block of A, BLOCK_K 64. SHARE CTAs read the same block from launch slots STRIDE
+              apart (CTA p reads block (p % STRIDE) + STRIDE * (p // (STRIDE * SHARE))); the
+              block scheduler deals two consecutive slots to the two SMs of one TPC
+              (ncu_share_smid.csv), so STRIDE 1 pairs share a TPC and STRIDE 2, 8 and 16 pairs
+              do not (8: the same batch of 16 slots; 16: the next batch). Every reader but the
+              first of its block runs EXTRA more 64 x 64 x 64 dots an iteration on the tile it
+              loaded, so it falls behind its partner by EXTRA dots an iteration: with EXTRA 0
+              the readers stay in lockstep (ncu_share.csv: one lookup a distinct sector for 2
+              readers), with EXTRA 2 or 8 the follower reaches each k-block after its partner's
+              fill has landed and looks it up itself (two lookups a sector, one of them a hit),
+              unless something between the SMs and the L2 serves it. ncu's tex read lookups
+              per distinct sector of A say which.
+
+Run on the H200 from the repository root (~1 min):
+
+  ncu --clock-control none --kernel-name regex:pair_drift --csv --page raw --print-units base \\
+      --metrics lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,\\
+lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,\\
+gpu__time_duration.sum \\
+      python3 tests/validation/h200/ncu_tpc.py --smid DIR/ncu_tpc_smid.csv > DIR/ncu_tpc_raw.csv
+  python3 tests/validation/h200/ncu_tpc.py --parse DIR/ncu_tpc_raw.csv > tests/validation/h200/ncu_tpc.csv
+
+Launches go in the order of CONFIGS; --parse pairs ncu's rows with them by launch order.
+"""
+import csv
+import io
+import sys
+
+CTAS = 128
+BM, BK, BN, K = 64, 64, 64, 4096
+SECTORS_PER_BLOCK = BM * K * 2 // 32
+CONFIGS = ([(2, stride, extra) for extra in (0, 2, 8) for stride in (1, 2, 8, 16)]
+           + [(4, stride, extra) for extra in (0, 8) for stride in (1, 8)])
+
+
+def run(smid_path):
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def pair_drift(a, b, out, smid_out, K, EXTRA, SHARE: tl.constexpr, STRIDE: tl.constexpr,
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        pid = tl.program_id(0)
+        block = (pid % STRIDE) + STRIDE * (pid // (STRIDE * SHARE))
+        follower = (pid // STRIDE) % SHARE != 0
+        reps = tl.where(follower, EXTRA, 0)
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        bt = tl.load(b + rk[:, None] * BN + rn[None, :])
+        a_ptrs = a + (block * BM + rm)[:, None] * K + rk[None, :]
+        acc = tl.zeros([BM, BN], dtype=tl.float32)
+        for _ in range(0, K, BK):
+            at = tl.load(a_ptrs)
+            acc += tl.dot(at, bt)
+            for _r in range(0, reps):
+                acc += tl.dot(at, bt)
+            a_ptrs += BK
+        tl.store(out + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)
+        sm = tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=tl.int32, is_pure=False,
+                                       pack=1)
+        tl.store(smid_out + pid, sm)
+
+    dev = "cuda"
+    b = torch.randn(BK, BN, device=dev, dtype=torch.bfloat16)
+    out = torch.empty(CTAS * BM * BN, device=dev, dtype=torch.float32)
+    smid = torch.full((CTAS,), -1, device=dev, dtype=torch.int32)
+    rows = []
+    for share, stride, extra in CONFIGS:
+        a = torch.randn(CTAS // share * BM, K, device=dev, dtype=torch.bfloat16)
+        pair_drift[(CTAS,)](a, b, out, smid, K, extra, SHARE=share, STRIDE=stride, BM=BM, BN=BN, BK=BK,
+                            num_warps=4, num_stages=3)
+        torch.cuda.synchronize()
+        rows.append([share, stride, extra] + smid.tolist())
+    if smid_path:
+        with open(smid_path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["share", "stride", "extra"] + [f"cta{i}" for i in range(CTAS)])
+            w.writerows(rows)
+
+
+def parse(path):
+    lines = [l for l in open(path).read().splitlines() if l.startswith('"')]
+    rows = [r for r in csv.DictReader(io.StringIO("\n".join(lines))) if r.get("Kernel Name", "").startswith("pair_drift")]
+    w = csv.writer(sys.stdout)
+    w.writerow(["share", "stride", "extra", "tex_read_sectors", "tex_read_hit", "tex_read_miss", "l2_hit_pct",
+                "dram_read_bytes", "duration_ns", "requested_sectors", "distinct_sectors"])
+    for (share, stride, extra), r in zip(CONFIGS, rows):
+        g = lambda m: r.get(m, "").replace(",", "")
+        w.writerow([share, stride, extra, g("lts__t_sectors_srcunit_tex_op_read.sum"),
+                    g("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"),
+                    g("lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"), g("lts__t_sector_hit_rate.pct"),
+                    g("dram__bytes_read.sum"), g("gpu__time_duration.sum"),
+                    CTAS * SECTORS_PER_BLOCK, CTAS // share * SECTORS_PER_BLOCK])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--parse":
+        parse(sys.argv[2])
+    else:
+        run(sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "--smid" else "")
