@@ -12,6 +12,7 @@ clusters) with those counters, to set the model's near and far lookups and hits 
                                      DIR/ncu_fabric.csv (raw log DIR/ncu_fabric_raw.csv)
   python3 ncu_fabric.py --lrc --out DIR   the same with the request coalescer's read sectors (in
                                      and out), DIR/ncu_fabric_lrc.csv
+  python3 ncu_fabric.py --set skinny --lrc --out DIR   other cases (SETS below), DIR/ncu_fabric_skinny_lrc.csv
   python3 ncu_fabric.py target       the cases, a one-element marker kernel before each
   python3 ncu_fabric.py --compare ncu_fabric.csv [--cli build/bin/tilesight-cli]
                                      (no GPU) the model's lookups and hits per source beside ncu's
@@ -75,6 +76,18 @@ CUBLAS = [
     ("linear", "bf16", 128, 28672, 8192), ("matmul", "fp8", 8192, 8192, 8192),
 ]
 
+# Other sets of cases (--set; the target side reads NCU_FABRIC_SET). skinny: one-wave
+# 8192 x 128 x 8192 grids whose hit rate moves with group_m (l2_hit_corpus.csv: 256 x 64 x 64 at
+# 5 stages 22.7% with group 1, 42.2% with group 8) where the model's partitions, batches of 16
+# slots and GPCs give both orders the same readers (docs/cache-model.md, "Partners that drift
+# apart"): where do the extra lookups and hits come from?
+SETS = {"skinny": ([(8192, 128, 8192, 256, 64, 64, g, 5, 4) for g in (1, 8)] +
+                   [(8192, 128, 8192, 256, 64, 32, g, 2, 4) for g in (1, 8)] +
+                   [(8192, 128, 8192, 128, 64, 128, g, 3, 8) for g in (1, 8)] +
+                   [(128, 8192, 8192, 64, 256, 64, g, 2, 8) for g in (1, 8)], [])}
+if os.environ.get("NCU_FABRIC_SET") in SETS:
+    TRITON, CUBLAS = SETS[os.environ["NCU_FABRIC_SET"]]
+
 
 def target():
     from cublas_sweep import make_fn
@@ -94,13 +107,16 @@ def target():
 def run(args):
     from envinfo import header_lines
     os.makedirs(args.out, exist_ok=True)
-    name = "ncu_fabric_lrc" if args.lrc else "ncu_fabric"
+    if args.set:
+        os.environ["NCU_FABRIC_SET"] = args.set  # the target side's cases
+    name = "ncu_fabric" + (f"_{args.set}" if args.set else "") + ("_lrc" if args.lrc else "")
     metrics = METRICS + (LRC if args.lrc else [])
     raw = os.path.join(args.out, name + "_raw.csv")
     # The warm-up call before each marker lands after the previous case's call: each case
     # keeps its first kernel (and a split-K reduction right after it).
     ok, calls, cmd = profile_marked(__file__, metrics, KERNELS, raw, args.timeout)
-    cases = [("triton", c) for c in TRITON] + [("cublas", c) for c in CUBLAS]
+    triton, cublas = SETS[args.set] if args.set else (TRITON, CUBLAS)
+    cases = [("triton", c) for c in triton] + [("cublas", c) for c in cublas]
     path = os.path.join(args.out, name + ".csv")
     with open(path, "w", newline="") as f:
         f.write(header_lines("tests/validation/h200/ncu_fabric.py", {
@@ -171,6 +187,7 @@ def main():
     ap.add_argument("--out", default=HERE)
     ap.add_argument("--timeout", type=float, default=540)
     ap.add_argument("--lrc", action="store_true", help="the coalescer's counters too: ncu_fabric_lrc.csv")
+    ap.add_argument("--set", choices=sorted(SETS), help="another set of cases (SETS)")
     ap.add_argument("--compare", help="an ncu_fabric.csv: the model beside it (no GPU)")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "..", "build", "bin", "tilesight-cli"))
     args = ap.parse_args()

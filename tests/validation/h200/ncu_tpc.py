@@ -31,6 +31,10 @@ gpu__time_duration.sum \\
   python3 tests/validation/h200/ncu_tpc.py --parse DIR/ncu_tpc_raw.csv > tests/validation/h200/ncu_tpc.csv
 
 Launches go in the order of CONFIGS; --parse pairs ncu's rows with them by launch order.
+
+  python3 tests/validation/h200/ncu_tpc.py --dispatch DIR/sm_dispatch_small.csv   (no ncu)
+      the SM of every CTA of one-wave grids of 8-132 CTAs: do grids smaller than the GPU fill
+      the GPCs and partitions in the order of the full grid's (ncu_fabric_skinny_lrc.csv)?
 """
 import csv
 import io
@@ -43,7 +47,11 @@ CONFIGS = ([(2, stride, extra) for extra in (0, 2, 8) for stride in (1, 2, 8, 16
            + [(4, stride, extra) for extra in (0, 8) for stride in (1, 8)])
 
 
-def run(smid_path):
+GRIDS = (8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 132)
+KERNEL = [None]
+
+
+def run(smid_path, dispatch_path=""):
     import torch
     import triton
     import triton.language as tl
@@ -72,6 +80,10 @@ def run(smid_path):
                                        pack=1)
         tl.store(smid_out + pid, sm)
 
+    KERNEL[0] = pair_drift
+    if dispatch_path:
+        dispatch(dispatch_path)
+        return
     dev = "cuda"
     b = torch.randn(BK, BN, device=dev, dtype=torch.bfloat16)
     out = torch.empty(CTAS * BM * BN, device=dev, dtype=torch.float32)
@@ -88,6 +100,28 @@ def run(smid_path):
             w = csv.writer(f)
             w.writerow(["share", "stride", "extra"] + [f"cta{i}" for i in range(CTAS)])
             w.writerows(rows)
+
+
+def dispatch(path):
+    """Which SM each CTA of a small one-wave grid runs on: pair_drift (SHARE 1) over grids of
+    GRIDS CTAs, three launches each, no ncu; the SMs' partitions and GPCs are in
+    hw_profiles/calibrate/h200/sm_partition.csv.gz and lrc_domain.csv."""
+    import torch
+    dev = "cuda"
+    b = torch.randn(BK, BN, device=dev, dtype=torch.bfloat16)
+    rows = []
+    for grid in GRIDS:
+        a = torch.randn(grid * BM, K, device=dev, dtype=torch.bfloat16)
+        out = torch.empty(grid * BM * BN, device=dev, dtype=torch.float32)
+        for rep in range(3):
+            smid = torch.full((grid,), -1, device=dev, dtype=torch.int32)
+            KERNEL[0][(grid,)](a, b, out, smid, K, 0, SHARE=1, STRIDE=1, BM=BM, BN=BN, BK=BK, num_warps=4, num_stages=3)
+            torch.cuda.synchronize()
+            rows += [[grid, rep, cta, sm] for cta, sm in enumerate(smid.tolist())]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["grid", "rep", "cta", "smid"])
+        w.writerows(rows)
 
 
 def parse(path):
@@ -108,5 +142,7 @@ def parse(path):
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--parse":
         parse(sys.argv[2])
+    elif len(sys.argv) > 2 and sys.argv[1] == "--dispatch":
+        run("", sys.argv[2])
     else:
         run(sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "--smid" else "")
