@@ -6,6 +6,9 @@ sm_partition.cu (run on the GPU) writes two CSVs, kept in h200/ gzipped:
                        after SM 0 read them ("filled") or from a flushed L2 ("cold")
   sm_dispatch.csv.gz   resident,rep,cta,smid: the SM of every CTA of grids of 132 x R CTAs
                        that stay resident, R CTAs an SM
+and tests/validation/h200/ncu_tpc.py --dispatch (under ncu) writes
+  sm_dispatch_small_ncu.csv  grid,rep,cta,smid: the SM of every CTA of one-wave grids of
+                       8-264 CTAs (sm_dispatch_small.csv and _rerun.csv: the same without ncu)
 
 This reads them and prints:
   - each SM's partition: an SM that finds about half the filled lines slow (far, ~500 cycles
@@ -14,9 +17,10 @@ This reads them and prints:
   - per R, the partition of the SM each launch slot (CTA index) ran on, and how far the slots
     of one launch stay on one partition;
   - the profile's l2.slot_partition value (--json), or a check of hw_profiles/h200.json against
-    it (--check PROFILE).
+    it (--check PROFILE); with --grids, l2.grid_partition's (grids of at most 128 CTAs, one an
+    SM: past that the full grid's map serves).
 
-Usage: python3 sm_partition.py [--dir h200] [--json | --check ../h200.json]
+Usage: python3 sm_partition.py [--dir h200] [--grids] [--json | --check ../h200.json]
 """
 import argparse
 import collections
@@ -49,11 +53,25 @@ def partitions(rows):
     return part, home, slow, agree, lat
 
 
+GRID_MAX = 128  # l2.grid_partition: one-wave grids up to this many CTAs
+
+
+def grid_value(directory, part):
+    """l2.grid_partition's value: per grid size, the partition of each CTA's SM (first launch)."""
+    seqs = collections.defaultdict(list)
+    with open(os.path.join(directory, "sm_dispatch_small_ncu.csv")) as f:
+        for r in csv.DictReader(f):
+            if r["rep"] == "0" and int(r["grid"]) <= GRID_MAX:
+                seqs[int(r["grid"])].append(int(r["smid"]))
+    return [[g, "".join(str(part[s]) for s in seq)] for g, seq in sorted(seqs.items())]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dir", default=os.path.join(HERE, "h200"))
     ap.add_argument("--json", action="store_true", help="print the profile's l2.slot_partition value")
     ap.add_argument("--check", metavar="PROFILE", help="check the profile's l2.slot_partition against the CSVs")
+    ap.add_argument("--grids", action="store_true", help="l2.grid_partition instead (sm_dispatch_small_ncu.csv)")
     a = ap.parse_args()
 
     rows = read(os.path.join(a.dir, "sm_partition.csv.gz"))
@@ -65,15 +83,18 @@ def main():
         if r["rep"] == "0":
             slots[int(r["resident"])].append(int(r["smid"]))
     value = [[res, "".join(str(part[s]) for s in seq)] for res, seq in sorted(slots.items())]
+    key = "grid_partition" if a.grids else "slot_partition"
+    if a.grids:
+        value = grid_value(a.dir, part)
 
     if a.json:
         print(json.dumps(value, separators=(", ", ": ")))
         return 0
     if a.check:
         with open(a.check) as f:
-            have = json.load(f)["l2"].get("slot_partition", {}).get("value")
+            have = json.load(f)["l2"].get(key, {}).get("value")
         ok = have == value
-        print(f"{a.check}: l2.slot_partition {'matches' if ok else 'DIFFERS FROM'} the CSVs")
+        print(f"{a.check}: l2.{key} {'matches' if ok else 'DIFFERS FROM'} the CSVs")
         return 0 if ok else 1
 
     print(f"{len(sms)} SMs: {sum(part.values())} next to the partition SM 0 is not next to; "

@@ -1,5 +1,6 @@
 // The l2 group's table-valued profile leaves (engine/src/hw/profile_tables.cpp): cyclic_hit,
-// async_per_sm and slot_partition, each rejected with the JSON path of the bad entry and why.
+// async_per_sm, slot_partition and grid_partition, each rejected with the JSON path of the bad
+// entry and why.
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -70,4 +71,18 @@ TEST_CASE("the l2 tables name the entry that breaks them and why", "[hw]") {
   CHECK(has_error(tilesight::hw::parse_profile(slots).errors(),
                   "l2.slot_partition: must be {\"value\": [[resident CTAs an SM, \"partition digit per launch slot\"], "
                   "...], \"source\": \"...\"}"));
+
+  json grids = doc;
+  grids["l2"]["grid_partition"] = {{"value", {{16, "0000000001110001"}, {8, "00000000"}}}, {"source", "sm_dispatch_small_ncu.csv"}};
+  CHECK(has_error(tilesight::hw::parse_profile(grids).errors(),
+                  "l2.grid_partition.value[1]: CTAs of the grid must increase from 1, got 8 after 16"));
+  grids["l2"]["grid_partition"]["value"] = {{16, "000000000111000"}};
+  CHECK(has_error(tilesight::hw::parse_profile(grids).errors(),
+                  "l2.grid_partition.value[0]: must give one digit per launch slot (its CTAs = 16), got 15"));
+  grids["l2"]["grid_partition"]["value"] = {{200, std::string(200, '0')}};
+  CHECK(has_error(tilesight::hw::parse_profile(grids).errors(),
+                  "l2.grid_partition.value[0]: a grid of 200 CTAs does not fit one an SM (sm_count 132)"));
+  grids["l2"]["grid_partition"]["value"] = {{8, "00000003"}};
+  CHECK(has_error(tilesight::hw::parse_profile(grids).errors(),
+                  "l2.grid_partition.value[0]: partition 3 is not below l2.partitions (2)"));
 }

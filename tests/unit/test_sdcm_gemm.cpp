@@ -229,6 +229,28 @@ TEST_CASE("the measured slot partitions put tiles launched side by side next to 
   CHECK(measured.dram_bytes == Approx(1048576.0));
 }
 
+TEST_CASE("a grid smaller than the GPU takes the small grids' slot map", "[cache][sdcm]") {
+  // The two tiles above, with the full grid's map putting both next to partition 0 (1.75 MB of
+  // lookups of A). The block scheduler deals a small grid out over the GPCs in runs of its own
+  // (l2.grid_partition, ncu_tpc.py --dispatch): a map for grids of 2 CTAs that puts slot 1
+  // next to the other partition gives the alternating SMs' 3 MB of lookups, 1 MB of them far
+  // and 1 MB of hits, by the same hand count.
+  auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(128, 256, 4096, 128, 128, 1, 3, 4));
+  const auto a_of = [](const cache::CacheTraffic& t) { return t.accesses[0]; };
+  hw.l2.slot_partition = {{.resident = 1, .partition = std::vector<std::int8_t>(132, 0)}};
+  hw.l2.grid_partition = {{.ctas = 1, .partition = {0}}, {.ctas = 4, .partition = {0, 1, 1, 0}}};
+  const auto split = a_of(cache::SdcmCacheModel().analyze(prog, hw));
+  CHECK(split.l2_lookup_bytes == Approx(3 * 1048576.0));
+  CHECK(split.l2_far_lookup_bytes == Approx(1048576.0));
+  CHECK(split.l2_hit_bytes == Approx(1048576.0));
+  // Grids past the largest measured one keep the full grid's map: both tiles side by side.
+  hw.l2.grid_partition.pop_back();
+  const auto together = a_of(cache::SdcmCacheModel().analyze(prog, hw));
+  CHECK(together.l2_lookup_bytes == Approx(1.75 * 1048576.0));
+  CHECK(together.l2_far_lookup_bytes == Approx(524288.0));
+}
+
 TEST_CASE("each partition keeps l2.partition_bytes of its stream", "[cache][sdcm]") {
   // 8192^3 bf16, 128 x 128 tiles, row-major: a row of B's tiles is 64 columns of 2 MiB, so B
   // comes back after the whole of it (128 MiB) and A's row block after 64 tiles.

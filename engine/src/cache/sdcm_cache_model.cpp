@@ -205,7 +205,11 @@ Prepared prepare(const plan::TileProgram& program, const hw::HardwareSpec& hw, c
     p.spec.swizzle = nvjet_swizzle(p.shape.slots, p.spec.tile_aspect);
     p.order = make_launch_order(p.spec);
   }
-  assign_groups(p.shape, hw, p.lv);
+  // The CTAs launched, for the small grids' map; clusters are dealt out a GPC at a time, as
+  // that map's CTAs are not (none where a cluster spans more than a tile).
+  const std::int64_t tiles = program.grid.tiles(), persistent = p.order->resident_ctas();
+  const bool clustered = program.schedule.cluster_rows * program.schedule.cluster_cols > 1;
+  assign_groups(p.shape, hw, p.lv, clustered ? 0 : persistent > 0 ? std::min(tiles, persistent) : tiles);
   return p;
 }
 

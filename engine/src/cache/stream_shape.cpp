@@ -173,12 +173,17 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
 // (l2.slot_partition) for the fewest resident CTAs an SM at or above the launch's, else its
 // largest, the slots past it repeating it. On the H200 the slots come in runs on one partition
 // (slots 0-15 next to one, 16-63 the other, one CTA an SM: sm_partition.cu), so tiles launched
-// together mostly share their near partition. Without a map the SMs alternate.
-void assign_groups(StreamShape& shape, const hw::HardwareSpec& hw, const Levels& lv) {
+// together mostly share their near partition. A launch of `ctas` CTAs that fits the SMs one
+// each is dealt out otherwise (l2.grid_partition, the smallest measured grid at or above it):
+// 8 CTAs on one GPC, then a run of about (ctas - 8) / 8 slots on each GPC in turn, so slots 8
+// apart may sit in different partitions (64 CTAs: slots 0-11 next to one, 12-35 the other,
+// ...). Without a map the SMs alternate. (`ctas` 0: the full grid's map alone.)
+void assign_groups(StreamShape& shape, const hw::HardwareSpec& hw, const Levels& lv, std::int64_t ctas) {
   const auto sms = std::max<std::int64_t>(1, static_cast<std::int64_t>(hw.sm_count));
   shape.group_of_slot.resize(static_cast<std::size_t>(shape.slots));
   const auto& measured = hw.l2.slot_partition;
-  if (!lv.l15 && !measured.empty() && static_cast<double>(shape.groups) == hw.l2.partitions) {
+  const bool maps = !lv.l15 && static_cast<double>(shape.groups) == hw.l2.partitions;
+  if (maps && !measured.empty()) {
     const std::int64_t resident = (shape.slots + sms - 1) / sms;
     auto map = std::find_if(measured.begin(), measured.end(),
                             [&](const hw::SlotPartition& m) { return m.resident >= resident; });
@@ -186,10 +191,16 @@ void assign_groups(StreamShape& shape, const hw::HardwareSpec& hw, const Levels&
     const auto n = static_cast<std::int64_t>(map->partition.size());
     for (std::int64_t s = 0; s < shape.slots; ++s)
       shape.group_of_slot[static_cast<std::size_t>(s)] = map->partition[static_cast<std::size_t>(s % n)];
-    return;
+  } else {
+    for (std::int64_t s = 0; s < shape.slots; ++s)
+      shape.group_of_slot[static_cast<std::size_t>(s)] = static_cast<std::int32_t>((s % sms) % shape.groups);
   }
-  for (std::int64_t s = 0; s < shape.slots; ++s)
-    shape.group_of_slot[static_cast<std::size_t>(s)] = static_cast<std::int32_t>((s % sms) % shape.groups);
+  const auto& grids = hw.l2.grid_partition;
+  if (!maps || ctas <= 0 || ctas > std::min(shape.slots, sms)) return;
+  const auto grid = std::find_if(grids.begin(), grids.end(), [&](const hw::GridPartition& g) { return g.ctas >= ctas; });
+  if (grid == grids.end()) return;
+  for (std::int64_t s = 0; s < ctas; ++s)
+    shape.group_of_slot[static_cast<std::size_t>(s)] = grid->partition[static_cast<std::size_t>(s)];
 }
 
 }  // namespace tilesight::cache::detail

@@ -21,7 +21,7 @@ namespace tilesight::cache::detail {
 StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw, const TileLaunchOrder& order,
                          const std::vector<AccessPlan>& plans, const Levels& lv, const SdcmOptions& options);
 
-// The L2 partition (SM group) next to the SM of each launch slot.
-void assign_groups(StreamShape& shape, const hw::HardwareSpec& hw, const Levels& lv);
+// The L2 partition (SM group) next to the SM of each launch slot of a launch of `ctas` CTAs.
+void assign_groups(StreamShape& shape, const hw::HardwareSpec& hw, const Levels& lv, std::int64_t ctas);
 
 }  // namespace tilesight::cache::detail

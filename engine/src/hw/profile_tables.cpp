@@ -86,24 +86,27 @@ void read_async_per_sm(const json& leaf, HardwareSpec& spec, Errors& errors) {
   read_points(leaf, "l2.async_per_sm", "active SMs, bytes/s", valid, spec.l2.async_per_sm, spec, errors);
 }
 
-// l2.slot_partition: {"value": [[resident, "0011..."], ...], "source": "..."}: CTAs resident an
-// SM (increasing from 1) and, for each launch slot, the digit of its SM's partition. Lengths and
+// A map of launch slots to partitions {"value": [[n, "0011..."], ...], "source": "..."}: n
+// (`count` names it; increasing from 1) and, for each launch slot, the digit of its SM's
+// partition, into `out` (SlotPartition::resident or GridPartition::ctas holds n). Lengths and
 // digits are checked against sm_count and l2.partitions with the other limits.
-void read_slot_partition(const json& leaf, HardwareSpec& spec, Errors& errors) {
-  const std::string path = "l2.slot_partition";
-  const json* entries = table_entries(leaf, path, "resident CTAs an SM, \"partition digit per launch slot\"", spec, errors);
+template <class Map>
+void read_slot_map(const json& leaf, const std::string& path, const std::string& count, int Map::*n,
+                   std::vector<Map>& out, HardwareSpec& spec, Errors& errors) {
+  const json* entries = table_entries(leaf, path, count + ", \"partition digit per launch slot\"", spec, errors);
   if (!entries) return;
   for (std::size_t i = 0; i < entries->size(); ++i) {
     const json& e = (*entries)[i];
     const std::string at = path + ".value[" + std::to_string(i) + "]";
     if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_string()) {
-      errors.push_back({at, "must be a pair [resident CTAs an SM, \"digits\"], got " + e.dump()});
+      errors.push_back({at, "must be a pair [" + count + ", \"digits\"], got " + e.dump()});
       return;
     }
-    SlotPartition sp{.resident = e[0].get<int>(), .partition = {}};
-    const int last = spec.l2.slot_partition.empty() ? 0 : spec.l2.slot_partition.back().resident;
-    if (sp.resident <= last) {
-      errors.push_back({at, "resident CTAs an SM must increase from 1, got " + std::to_string(sp.resident) +
+    Map map{};
+    map.*n = e[0].get<int>();
+    const int last = out.empty() ? 0 : out.back().*n;
+    if (map.*n <= last) {
+      errors.push_back({at, count + " must increase from 1, got " + std::to_string(map.*n) +
                                 (last > 0 ? " after " + std::to_string(last) : std::string())});
       return;
     }
@@ -112,10 +115,21 @@ void read_slot_partition(const json& leaf, HardwareSpec& spec, Errors& errors) {
         errors.push_back({at, std::string("partitions must be digits, got '") + c + "'"});
         return;
       }
-      sp.partition.push_back(static_cast<std::int8_t>(c - '0'));
+      map.partition.push_back(static_cast<std::int8_t>(c - '0'));
     }
-    spec.l2.slot_partition.push_back(std::move(sp));
+    out.push_back(std::move(map));
   }
+}
+
+// A map's digits against l2.partitions, and its length against `slots` (`what` says whence).
+void check_slot_map(const std::vector<std::int8_t>& partition, double slots, const std::string& what,
+                    const std::string& at, const HardwareSpec& spec, Errors& errors) {
+  if (static_cast<double>(partition.size()) != slots)
+    errors.push_back({at, "must give one digit per launch slot (" + what + " = " + format_number(slots) + "), got " +
+                              std::to_string(partition.size())});
+  else if (const auto top = *std::max_element(partition.begin(), partition.end()); top >= spec.l2.partitions)
+    errors.push_back({at, "partition " + std::to_string(top) + " is not below l2.partitions (" +
+                              format_number(spec.l2.partitions) + ")"});
 }
 
 }  // namespace
@@ -123,22 +137,29 @@ void read_slot_partition(const json& leaf, HardwareSpec& spec, Errors& errors) {
 void check_l2_tables(const HardwareSpec& spec, Errors& errors) {
   for (std::size_t i = 0; i < spec.l2.slot_partition.size(); ++i) {
     const SlotPartition& sp = spec.l2.slot_partition[i];
-    const std::string at = "l2.slot_partition.value[" + std::to_string(i) + "]";
-    const double slots = spec.sm_count * sp.resident;
-    if (static_cast<double>(sp.partition.size()) != slots)
-      errors.push_back({at, "must give one digit per launch slot (sm_count x " + std::to_string(sp.resident) + " = " +
-                                format_number(slots) + "), got " + std::to_string(sp.partition.size())});
-    else if (const auto top = *std::max_element(sp.partition.begin(), sp.partition.end());
-             top >= spec.l2.partitions)
-      errors.push_back({at, "partition " + std::to_string(top) + " is not below l2.partitions (" +
-                                format_number(spec.l2.partitions) + ")"});
+    check_slot_map(sp.partition, spec.sm_count * sp.resident, "sm_count x " + std::to_string(sp.resident),
+                   "l2.slot_partition.value[" + std::to_string(i) + "]", spec, errors);
+  }
+  for (std::size_t i = 0; i < spec.l2.grid_partition.size(); ++i) {
+    const GridPartition& gp = spec.l2.grid_partition[i];
+    const std::string at = "l2.grid_partition.value[" + std::to_string(i) + "]";
+    if (gp.ctas > spec.sm_count)
+      errors.push_back({at, "a grid of " + std::to_string(gp.ctas) + " CTAs does not fit one an SM (sm_count " +
+                                format_number(spec.sm_count) + ")"});
+    else
+      check_slot_map(gp.partition, gp.ctas, "its CTAs", at, spec, errors);
   }
 }
 
 void read_l2_tables(const json& l2, HardwareSpec& spec, Errors& errors) {
   if (l2.contains("cyclic_hit")) read_cyclic_hit(l2.at("cyclic_hit"), spec, errors);
   if (l2.contains("async_per_sm")) read_async_per_sm(l2.at("async_per_sm"), spec, errors);
-  if (l2.contains("slot_partition")) read_slot_partition(l2.at("slot_partition"), spec, errors);
+  if (l2.contains("slot_partition"))
+    read_slot_map(l2.at("slot_partition"), "l2.slot_partition", "resident CTAs an SM", &SlotPartition::resident,
+                  spec.l2.slot_partition, spec, errors);
+  if (l2.contains("grid_partition"))
+    read_slot_map(l2.at("grid_partition"), "l2.grid_partition", "CTAs of the grid", &GridPartition::ctas,
+                  spec.l2.grid_partition, spec, errors);
 }
 
 }  // namespace tilesight::hw::detail

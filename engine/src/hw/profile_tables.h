@@ -1,6 +1,7 @@
 // The table-valued leaves of a profile's l2 group (docs/hardware-profiles.md), private to the
 // profile loader: cyclic_hit and async_per_sm, points [x, y] that must follow each other, and
-// slot_partition, one digit per launch slot, checked against sm_count and l2.partitions.
+// slot_partition and grid_partition, one digit per launch slot, checked against sm_count and
+// l2.partitions.
 #pragma once
 
 #include <string>
@@ -14,7 +15,7 @@
 namespace tilesight::hw::detail {
 
 // The l2 keys read here, not by the loader's scalar fields.
-inline const std::vector<std::string> kL2Tables = {"cyclic_hit", "async_per_sm", "slot_partition"};
+inline const std::vector<std::string> kL2Tables = {"cyclic_hit", "async_per_sm", "slot_partition", "grid_partition"};
 
 // Shortest text that reads back as the same double: 4.2e+12, 0.84, -1 (every profile error).
 std::string format_number(double v);
@@ -22,7 +23,7 @@ std::string format_number(double v);
 // Reads whichever of the tables the l2 object holds into `spec`, each error with its path.
 void read_l2_tables(const nlohmann::json& l2, HardwareSpec& spec, Errors& errors);
 
-// What the tables must agree on with the rest of the profile (slot_partition's lengths and
+// What the tables must agree on with the rest of the profile (the slot maps' lengths and
 // digits), once it is all read.
 void check_l2_tables(const HardwareSpec& spec, Errors& errors);
 

@@ -32,9 +32,13 @@ gpu__time_duration.sum \\
 
 Launches go in the order of CONFIGS; --parse pairs ncu's rows with them by launch order.
 
-  python3 tests/validation/h200/ncu_tpc.py --dispatch DIR/sm_dispatch_small.csv   (no ncu)
-      the SM of every CTA of one-wave grids of 8-132 CTAs: do grids smaller than the GPU fill
-      the GPCs and partitions in the order of the full grid's (ncu_fabric_skinny_lrc.csv)?
+  python3 tests/validation/h200/ncu_tpc.py --dispatch DIR/sm_dispatch_small.csv
+  ncu --clock-control none --kernel-name regex:pair_drift --metrics gpu__time_duration.sum \
+      python3 tests/validation/h200/ncu_tpc.py --dispatch DIR/sm_dispatch_small_ncu.csv
+      the SM of every CTA of one-wave grids of 8-264 CTAs (GRIDS), without and under ncu: do
+      grids smaller than the GPU fill the GPCs and partitions in the full grid's order
+      (ncu_fabric_skinny_lrc.csv)? They do not: hw_profiles/calibrate/h200/sm_dispatch_small*.csv,
+      sm_partition.py --grids, the profile's l2.grid_partition.
 """
 import csv
 import io
@@ -47,7 +51,7 @@ CONFIGS = ([(2, stride, extra) for extra in (0, 2, 8) for stride in (1, 2, 8, 16
            + [(4, stride, extra) for extra in (0, 8) for stride in (1, 8)])
 
 
-GRIDS = (8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 132)
+GRIDS = (8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 132, 160, 200, 264)
 KERNEL = [None]
 
 

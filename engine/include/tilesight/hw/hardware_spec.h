@@ -60,6 +60,16 @@ struct SlotPartition {
   std::vector<std::int8_t> partition;
 };
 
+// The same for a one-wave grid of `ctas` CTAs, at most one an SM: a grid smaller than the GPU
+// is not dealt out in the full grid's order. After the first 8 CTAs the scheduler gives each
+// GPC a run of about (ctas - 8) / 8 consecutive slots (hw_profiles/calibrate/h200/
+// sm_dispatch_small_ncu.csv), so slots 8 apart sit in different GPCs, often in different
+// partitions, where the full grid's map has slots 0-15 on one GPC.
+struct GridPartition {
+  int ctas = 1;
+  std::vector<std::int8_t> partition;
+};
+
 struct CacheLevel {
   double bytes = 0;          // capacity (effective, as calibrated from the bandwidth sweep)
   double bandwidth = 0;      // bytes/s, whole device
@@ -94,6 +104,10 @@ struct CacheLevel {
   // Per CTAs resident an SM (increasing), the partition each launch slot's SM sits next to.
   // Empty: the SMs alternate between the partitions.
   std::vector<SlotPartition> slot_partition;
+  // Per one-wave grid size (increasing, at most sm_count CTAs), the partition of each launch
+  // slot's SM; a launch of fewer tiles takes the smallest grid at or above its own. Empty, or a
+  // grid past them all: slot_partition.
+  std::vector<GridPartition> grid_partition;
 };
 
 struct HardwareSpec {
