@@ -78,20 +78,22 @@ def run(smid_path):
             w.writerows(rows)
 
 
-def parse(path):
+def parse(path, kernel="share", configs=CONFIGS, third="stages"):
+    """ncu's raw CSV at `path` as this script's CSV on stdout: the `kernel` launches, paired with
+    `configs` (share, stride, and a third field named `third`) by launch order. ncu_tpc.py's
+    --parse uses it too."""
     lines = [l for l in open(path).read().splitlines() if l.startswith('"')]
-    rows = [r for r in csv.DictReader(io.StringIO("\n".join(lines))) if r.get("Kernel Name", "").startswith("share")]
+    rows = [r for r in csv.DictReader(io.StringIO("\n".join(lines))) if r.get("Kernel Name", "").startswith(kernel)]
     w = csv.writer(sys.stdout)
-    w.writerow(["share", "stride", "stages", "tex_read_sectors", "tex_read_hit", "tex_read_miss", "l2_hit_pct",
+    w.writerow(["share", "stride", third, "tex_read_sectors", "tex_read_hit", "tex_read_miss", "l2_hit_pct",
                 "dram_read_bytes", "duration_ns", "requested_sectors", "distinct_sectors"])
-    for (share, stride, stages), r in zip(CONFIGS, rows):
+    for (share, stride, other), r in zip(configs, rows):
         g = lambda m: r.get(m, "").replace(",", "")
-        w.writerow([share, stride, stages, g("lts__t_sectors_srcunit_tex_op_read.sum"),
+        w.writerow([share, stride, other, g("lts__t_sectors_srcunit_tex_op_read.sum"),
                     g("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"),
                     g("lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"), g("lts__t_sector_hit_rate.pct"),
                     g("dram__bytes_read.sum"), g("gpu__time_duration.sum"),
                     CTAS * SECTORS_PER_BLOCK, CTAS // share * SECTORS_PER_BLOCK])
-
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--parse":

@@ -41,7 +41,7 @@ Launches go in the order of CONFIGS; --parse pairs ncu's rows with them by launc
       sm_partition.py --grids, the profile's l2.grid_partition.
 """
 import csv
-import io
+import os
 import sys
 
 CTAS = 128
@@ -129,19 +129,10 @@ def dispatch(path):
 
 
 def parse(path):
-    lines = [l for l in open(path).read().splitlines() if l.startswith('"')]
-    rows = [r for r in csv.DictReader(io.StringIO("\n".join(lines))) if r.get("Kernel Name", "").startswith("pair_drift")]
-    w = csv.writer(sys.stdout)
-    w.writerow(["share", "stride", "extra", "tex_read_sectors", "tex_read_hit", "tex_read_miss", "l2_hit_pct",
-                "dram_read_bytes", "duration_ns", "requested_sectors", "distinct_sectors"])
-    for (share, stride, extra), r in zip(CONFIGS, rows):
-        g = lambda m: r.get(m, "").replace(",", "")
-        w.writerow([share, stride, extra, g("lts__t_sectors_srcunit_tex_op_read.sum"),
-                    g("lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"),
-                    g("lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"), g("lts__t_sector_hit_rate.pct"),
-                    g("dram__bytes_read.sum"), g("gpu__time_duration.sum"),
-                    CTAS * SECTORS_PER_BLOCK, CTAS // share * SECTORS_PER_BLOCK])
-
+    """ncu's raw CSV as ncu_tpc.csv: ncu_share.py's columns, EXTRA in place of the stages."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import ncu_share  # same CTAs and blocks (CTAS, BM, K)
+    ncu_share.parse(path, kernel="pair_drift", configs=CONFIGS, third="extra")
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--parse":
