@@ -82,8 +82,9 @@ def table(path):
         print(f"{load:>4} {lines:>5} {'SM ' + sm:>8} | " + " ".join(f"{v.get(d, float('nan')):5.2f}" for d in delays))
 
 
-def domains(path):
-    """Per leader of a --domain CSV: the SMs whose reads merged with its own (share above 0.5)."""
+def merge_domains(path):
+    """Per leader of a --domain CSV, in the CSV's order: the SMs whose reads merged with its own
+    (share above 0.5), the leader included, sorted (sm_partition.py --gpcs numbers them)."""
     with open(path) as f:
         rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
     by = collections.OrderedDict()
@@ -91,8 +92,12 @@ def domains(path):
         by.setdefault(r.get("leader_sm", "0"), [])
         if float(r["merged_share"]) > 0.5:
             by[r.get("leader_sm", "0")].append(int(r["follower_sm"]))
-    for leader, sms in by.items():
-        group = sorted(sms + [int(leader)])
+    return [(leader, sorted(sms + [int(leader)])) for leader, sms in by.items()]
+
+
+def domains(path):
+    """Prints merge_domains."""
+    for leader, group in merge_domains(path):
         print(f"SM {leader}: {len(group)} SMs merge together: {' '.join(map(str, group))}")
 
 

@@ -18,9 +18,11 @@ This reads them and prints:
     of one launch stay on one partition;
   - the profile's l2.slot_partition value (--json), or a check of hw_profiles/h200.json against
     it (--check PROFILE); with --grids, l2.grid_partition's (grids of at most 128 CTAs, one an
-    SM: past that the full grid's map serves).
+    SM: past that the full grid's map serves); with --gpcs, l2.grid_gpc's (the same grids, the
+    GPC of each CTA's SM: lrc_window.py's merge domains in h200/lrc_domain.csv, numbered by
+    their lowest SM).
 
-Usage: python3 sm_partition.py [--dir h200] [--grids] [--json | --check ../h200.json]
+Usage: python3 sm_partition.py [--dir h200] [--grids | --gpcs] [--json | --check ../h200.json]
 """
 import argparse
 import collections
@@ -56,8 +58,16 @@ def partitions(rows):
 GRID_MAX = 128  # l2.grid_partition: one-wave grids up to this many CTAs
 
 
+def gpc_of_sm(directory):
+    """SM -> its GPC: lrc_window.py's merge domains, numbered by their lowest SM."""
+    from lrc_window import merge_domains
+    groups = sorted(g for _, g in merge_domains(os.path.join(directory, "lrc_domain.csv")))
+    return {sm: i for i, g in enumerate(groups) for sm in g}
+
+
 def grid_value(directory, part):
-    """l2.grid_partition's value: per grid size, the partition of each CTA's SM (first launch)."""
+    """l2.grid_partition's value: per grid size, the digit `part` gives each CTA's SM (the
+    partition, or with gpc_of_sm the GPC), first launch."""
     seqs = collections.defaultdict(list)
     with open(os.path.join(directory, "sm_dispatch_small_ncu.csv")) as f:
         for r in csv.DictReader(f):
@@ -72,6 +82,7 @@ def main():
     ap.add_argument("--json", action="store_true", help="print the profile's l2.slot_partition value")
     ap.add_argument("--check", metavar="PROFILE", help="check the profile's l2.slot_partition against the CSVs")
     ap.add_argument("--grids", action="store_true", help="l2.grid_partition instead (sm_dispatch_small_ncu.csv)")
+    ap.add_argument("--gpcs", action="store_true", help="l2.grid_gpc instead (sm_dispatch_small_ncu.csv, lrc_domain.csv)")
     a = ap.parse_args()
 
     rows = read(os.path.join(a.dir, "sm_partition.csv.gz"))
@@ -83,9 +94,9 @@ def main():
         if r["rep"] == "0":
             slots[int(r["resident"])].append(int(r["smid"]))
     value = [[res, "".join(str(part[s]) for s in seq)] for res, seq in sorted(slots.items())]
-    key = "grid_partition" if a.grids else "slot_partition"
-    if a.grids:
-        value = grid_value(a.dir, part)
+    key = "grid_gpc" if a.gpcs else "grid_partition" if a.grids else "slot_partition"
+    if a.grids or a.gpcs:
+        value = grid_value(a.dir, gpc_of_sm(a.dir) if a.gpcs else part)
 
     if a.json:
         print(json.dumps(value, separators=(", ", ": ")))

@@ -1,6 +1,6 @@
 // The l2 group's table-valued profile leaves (engine/src/hw/profile_tables.cpp): cyclic_hit,
-// async_per_sm, slot_partition and grid_partition, each rejected with the JSON path of the bad
-// entry and why.
+// async_per_sm, slot_partition, grid_partition and grid_gpc, each rejected with the JSON path of
+// the bad entry and why.
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -85,4 +85,11 @@ TEST_CASE("the l2 tables name the entry that breaks them and why", "[hw]") {
   grids["l2"]["grid_partition"]["value"] = {{8, "00000003"}};
   CHECK(has_error(tilesight::hw::parse_profile(grids).errors(),
                   "l2.grid_partition.value[0]: partition 3 is not below l2.partitions (2)"));
+  // The GPCs' map: any digits (a GPC, not a partition), one per CTA.
+  json gpcs = doc;
+  gpcs["l2"]["grid_gpc"] = {{"value", {{16, "0000000001234567"}}}, {"source", "sm_dispatch_small_ncu.csv"}};
+  CHECK(tilesight::hw::parse_profile(gpcs).ok());
+  gpcs["l2"]["grid_gpc"]["value"] = {{16, "00000000012345"}};
+  CHECK(has_error(tilesight::hw::parse_profile(gpcs).errors(),
+                  "l2.grid_gpc.value[0]: must give one digit per launch slot (its CTAs = 16), got 14"));
 }

@@ -251,6 +251,34 @@ TEST_CASE("a grid smaller than the GPU takes the small grids' slot map", "[cache
   CHECK(together.l2_far_lookup_bytes == Approx(524288.0));
 }
 
+TEST_CASE("where a small grid's GPCs are known, only one GPC's reads merge", "[cache][sdcm]") {
+  // The two tiles above, both next to partition 0, reading the same 1 MB of A in lockstep:
+  // tile 0 misses near (1 MB of lookups) and far for the half homed in the other partition
+  // (0.5 MB). The request coalescer merges only one GPC's reads (lrc_window.py --domains):
+  //  - tile 1 on another GPC looks every line up itself, finding it pending (a hit): 2.5 MB of
+  //    lookups, 1 MB of hits, nothing merged;
+  //  - tile 1 on the same GPC is the first follower of the GPC's four (ncu_share.csv: 2 readers
+  //    make 1.01 lookups a sector): merged whole, 1.5 MB of lookups, no hits, 1 MB merged,
+  //    where without the GPCs one follower in four is looked up (1.75 MB).
+  auto hw = h200_like();
+  const auto prog = kernels::lift_gemm(gemm(128, 256, 4096, 128, 128, 1, 3, 4));
+  const auto a_of = [](const cache::CacheTraffic& t) { return t.accesses[0]; };
+  hw.l2.slot_partition = {{.resident = 1, .partition = std::vector<std::int8_t>(132, 0)}};
+  hw.l2.grid_partition = {{.ctas = 2, .partition = {0, 0}}};
+  hw.l2.grid_gpc = {{.ctas = 2, .partition = {0, 1}}};
+  const auto apart = a_of(cache::SdcmCacheModel().analyze(prog, hw));
+  CHECK(apart.l2_lookup_bytes == Approx(2.5 * 1048576.0));
+  CHECK(apart.l2_far_lookup_bytes == Approx(524288.0));
+  CHECK(apart.l2_hit_bytes == Approx(1048576.0));
+  CHECK(apart.l2_merged_bytes == Approx(0).margin(1));
+  hw.l2.grid_gpc = {{.ctas = 2, .partition = {0, 0}}};
+  const auto together = a_of(cache::SdcmCacheModel().analyze(prog, hw));
+  CHECK(together.l2_lookup_bytes == Approx(1.5 * 1048576.0));
+  CHECK(together.l2_hit_bytes == Approx(0).margin(1));
+  CHECK(together.l2_merged_bytes == Approx(1048576.0));
+  CHECK(together.dram_bytes == Approx(apart.dram_bytes));
+}
+
 TEST_CASE("each partition keeps l2.partition_bytes of its stream", "[cache][sdcm]") {
   // 8192^3 bf16, 128 x 128 tiles, row-major: a row of B's tiles is 64 columns of 2 MiB, so B
   // comes back after the whole of it (128 MiB) and A's row block after 64 tiles.

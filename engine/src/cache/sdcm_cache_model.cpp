@@ -304,6 +304,14 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
       t.runs.emplace_back(
           ap.access->write ? 0 : static_cast<std::size_t>(ap.keys.count() * p.lv.groups),
           Tally::Run{});
+    if (p.shape.domains > 0) {
+      t.domain_of_slot = p.shape.domain_of_slot.data();
+      t.domain_slots = static_cast<std::int64_t>(p.shape.domain_of_slot.size());
+      t.domains = p.shape.domains;
+      for (const AccessPlan& ap : p.plans)
+        t.domain_runs.emplace_back(ap.access->write ? 0 : static_cast<std::size_t>(ap.keys.count() * t.domains),
+                                   Tally::DomainRun{});
+    }
   }
   const int samples = k_slices(p.shape, options);
   const detail::TallyContext ctx{p.plans, streamed, blocks, p.lv, waves, 1.0 / samples};

@@ -86,6 +86,27 @@ void emit_touches(const WaveStream& wave, const TallyContext& c, std::vector<Tou
   }
 }
 
+// The GPC's share of a block's run (Tally::DomainRun) for a touch, where reads merge by GPC;
+// null for a slot past the map.
+Tally::DomainRun* domain_run(Tally& t, Tally::DomainRun* runs, const Touch& tc) {
+  const std::int64_t slot = tc.pos % t.slots;
+  if (slot >= t.domain_slots) return nullptr;
+  return runs + tc.key * t.domains + t.domain_of_slot[slot];
+}
+
+// Odds that a follower of an open run is looked up where reads merge by GPC: only one GPC's
+// reads merge (lrc_window.py --domains), so a GPC's first reader of the block looks it up (a
+// hit, its fill found in flight or there); of its GPC's readers in lockstep the first four make
+// one lookup (ncu_share.csv: 2 and 4 readers 1.01 and 1.02 lookups a sector, 8 readers 2.05),
+// and past them one in `merge_per_lookup` is looked up, as across a partition.
+double domain_looked(Tally::DomainRun& domain, const Tally::Run& run, double looked, std::int64_t merge_per_lookup) {
+  if (domain.number != run.number) {
+    domain = {.number = run.number, .followers = 0};
+    return 1;
+  }
+  return ++domain.followers < merge_per_lookup ? 0 : looked;
+}
+
 }  // namespace
 
 void add_touches(const WaveStream& wave, const TallyContext& c, bool distance,
@@ -131,6 +152,7 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
   // Per access: its runs (none without a fill window or a block) and its sums.
   struct PerAccess {
     Tally::Run* runs;
+    Tally::DomainRun* domains;  // null: reads merge across the group
     Tally::Sums* sums;
     std::int64_t copies, repeats;
     bool part_lines, part_rows;
@@ -141,6 +163,10 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
   const double looked = 1.0 / static_cast<double>(std::max<std::int64_t>(1, t.merge_per_lookup));
   for (std::size_t a = 0; a < n; ++a)
     per[a] = {.runs = !t.runs.empty() && c.plans[a].block_bytes > 0 ? t.runs[a].data() : nullptr,
+              .domains = !t.domain_runs.empty() && c.plans[a].block_bytes > 0 && !c.plans[a].via_registers &&
+                                 c.plans[a].multicast <= 1
+                             ? t.domain_runs[a].data()
+                             : nullptr,
               .sums = &t.access[a],
               .copies = c.plans[a].copies,
               .repeats = c.plans[a].repeats,
@@ -177,15 +203,18 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
       // 4 readers of lines already there 1.4-1.9 (l2_share_lookups.csv).
       // Where the block was there, the followers within the hit window of the run's first touch
       // find its read still open in the request coalescer and merge the same way (hit_window).
+      Tally::DomainRun* domain = pa.domains ? domain_run(t, pa.domains, tc) : nullptr;
       if (run->age + tc.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
         run->age += tc.gap_same;
+        const double odds = domain ? domain_looked(*domain, *run, pa.looked, t.merge_per_lookup) : pa.looked;
         const double in_flight = 1 - run->hit, present = run->age < t.hit_window ? run->hit : 0.0;
-        o = Outcome{.near_hit = run->hit - present * (1 - pa.looked) + in_flight * pa.looked,
+        o = Outcome{.near_hit = run->hit - present * (1 - odds) + in_flight * odds,
                     .pending = in_flight,
-                    .merged = (in_flight + present) * (1 - pa.looked),
+                    .merged = (in_flight + present) * (1 - odds),
                     .near_distance = o.near_distance};
       } else {
-        *run = {.hit = o.near_hit, .age = 0};
+        *run = {.hit = o.near_hit, .age = 0, .number = t.opened++};
+        if (domain) *domain = {.number = run->number, .followers = 0};
       }
     }
     add_sums(*pa.sums, o, req[at]);

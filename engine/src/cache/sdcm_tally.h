@@ -61,8 +61,20 @@ struct Tally {
   struct Run {
     double hit = 0;
     double age = std::numeric_limits<double>::infinity();
+    std::int64_t number = 0;  // which run of the tally this is (for its GPCs' share of it)
   };
   std::vector<std::vector<Run>> runs;
+  std::int64_t opened = 0;    // runs opened so far
+  // Where reads merge by GPC (StreamShape::domain_of_slot; else empty): per access, [key *
+  // domains + domain], the run the GPC's last reader of the block joined and how many of the
+  // GPC's readers joined it since its first.
+  struct DomainRun {
+    std::int64_t number = -1;
+    std::int64_t followers = 0;
+  };
+  std::vector<std::vector<DomainRun>> domain_runs;
+  const std::int8_t* domain_of_slot = nullptr;
+  std::int64_t domain_slots = 0, domains = 0;
   double fill_window = 0;     // iterations
   double hit_window = 0;      // iterations a present block's read stays open (shorter than the fill window)
   std::int64_t merge_per_lookup = 1;  // followers of a fill in flight per L2 lookup

@@ -195,12 +195,20 @@ void assign_groups(StreamShape& shape, const hw::HardwareSpec& hw, const Levels&
     for (std::int64_t s = 0; s < shape.slots; ++s)
       shape.group_of_slot[static_cast<std::size_t>(s)] = static_cast<std::int32_t>((s % sms) % shape.groups);
   }
-  const auto& grids = hw.l2.grid_partition;
   if (!maps || ctas <= 0 || ctas > std::min(shape.slots, sms)) return;
-  const auto grid = std::find_if(grids.begin(), grids.end(), [&](const hw::GridPartition& g) { return g.ctas >= ctas; });
-  if (grid == grids.end()) return;
-  for (std::int64_t s = 0; s < ctas; ++s)
-    shape.group_of_slot[static_cast<std::size_t>(s)] = grid->partition[static_cast<std::size_t>(s)];
+  const auto of_grid = [&](const std::vector<hw::GridPartition>& grids) {
+    const auto g = std::find_if(grids.begin(), grids.end(), [&](const hw::GridPartition& m) { return m.ctas >= ctas; });
+    return g == grids.end() ? nullptr : &g->partition;
+  };
+  if (const auto* grid = of_grid(hw.l2.grid_partition))
+    for (std::int64_t s = 0; s < ctas; ++s)
+      shape.group_of_slot[static_cast<std::size_t>(s)] = (*grid)[static_cast<std::size_t>(s)];
+  // Such a grid's GPCs hold runs of 1-15 slots inside its partitions' runs of up to 36, and only
+  // one GPC's reads merge (lrc_window.py --domains): the merges go by GPC there.
+  if (const auto* gpcs = of_grid(hw.l2.grid_gpc)) {
+    shape.domain_of_slot.assign(gpcs->begin(), gpcs->begin() + ctas);
+    shape.domains = 1 + *std::max_element(shape.domain_of_slot.begin(), shape.domain_of_slot.end());
+  }
 }
 
 }  // namespace tilesight::cache::detail

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "tilesight/util/json_input.h"
 
@@ -140,15 +141,20 @@ void check_l2_tables(const HardwareSpec& spec, Errors& errors) {
     check_slot_map(sp.partition, spec.sm_count * sp.resident, "sm_count x " + std::to_string(sp.resident),
                    "l2.slot_partition.value[" + std::to_string(i) + "]", spec, errors);
   }
-  for (std::size_t i = 0; i < spec.l2.grid_partition.size(); ++i) {
-    const GridPartition& gp = spec.l2.grid_partition[i];
-    const std::string at = "l2.grid_partition.value[" + std::to_string(i) + "]";
-    if (gp.ctas > spec.sm_count)
-      errors.push_back({at, "a grid of " + std::to_string(gp.ctas) + " CTAs does not fit one an SM (sm_count " +
-                                format_number(spec.sm_count) + ")"});
-    else
-      check_slot_map(gp.partition, gp.ctas, "its CTAs", at, spec, errors);
-  }
+  for (const auto& [name, grids] : {std::pair{"grid_partition", &spec.l2.grid_partition},
+                                     std::pair{"grid_gpc", &spec.l2.grid_gpc}})
+    for (std::size_t i = 0; i < grids->size(); ++i) {
+      const GridPartition& gp = (*grids)[i];
+      const std::string at = std::string("l2.") + name + ".value[" + std::to_string(i) + "]";
+      if (gp.ctas > spec.sm_count)
+        errors.push_back({at, "a grid of " + std::to_string(gp.ctas) + " CTAs does not fit one an SM (sm_count " +
+                                  format_number(spec.sm_count) + ")"});
+      else if (static_cast<double>(gp.partition.size()) != gp.ctas)
+        errors.push_back({at, "must give one digit per launch slot (its CTAs = " + std::to_string(gp.ctas) + "), got " +
+                                  std::to_string(gp.partition.size())});
+      else if (grids == &spec.l2.grid_partition)
+        check_slot_map(gp.partition, gp.ctas, "its CTAs", at, spec, errors);
+    }
 }
 
 void read_l2_tables(const json& l2, HardwareSpec& spec, Errors& errors) {
@@ -160,6 +166,9 @@ void read_l2_tables(const json& l2, HardwareSpec& spec, Errors& errors) {
   if (l2.contains("grid_partition"))
     read_slot_map(l2.at("grid_partition"), "l2.grid_partition", "CTAs of the grid", &GridPartition::ctas,
                   spec.l2.grid_partition, spec, errors);
+  if (l2.contains("grid_gpc"))
+    read_slot_map(l2.at("grid_gpc"), "l2.grid_gpc", "CTAs of the grid", &GridPartition::ctas, spec.l2.grid_gpc, spec,
+                  errors);
 }
 
 }  // namespace tilesight::hw::detail

@@ -80,6 +80,10 @@ struct StreamShape {
   std::int64_t slots = 1;                    // tiles in flight at once
   std::int64_t groups = 1;                   // SM groups, each with its own near cache
   std::vector<std::int32_t> group_of_slot;   // slot -> group; empty: slot % groups
+  // slot -> the GPC whose request coalescer its reads pass (merge domains, 0..domains - 1);
+  // empty: reads merge across the slot's whole group (hw::CacheLevel::grid_gpc).
+  std::vector<std::int8_t> domain_of_slot;
+  std::int32_t domains = 0;
   std::int64_t steps = 1;                    // iterations of the reduction loop per tile (time unit)
   SkewModel skew;
   double fill_window = 0;                    // iterations a miss stays in flight (0: none)

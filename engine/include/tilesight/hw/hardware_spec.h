@@ -108,6 +108,10 @@ struct CacheLevel {
   // slot's SM; a launch of fewer tiles takes the smallest grid at or above its own. Empty, or a
   // grid past them all: slot_partition.
   std::vector<GridPartition> grid_partition;
+  // The same grids' GPC of each launch slot's SM (digits, GPC index): the request coalescer
+  // merges only the reads of one GPC's SMs (hw_profiles/calibrate/lrc_window.py --domains).
+  // Empty: reads merge across a partition's SMs.
+  std::vector<GridPartition> grid_gpc;
 };
 
 struct HardwareSpec {
