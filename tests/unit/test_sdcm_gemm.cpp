@@ -1,5 +1,6 @@
 // The SDCM cache model on GEMM tile programs (sdcm_cache_model.h): launch orders, inter-SM
-// skew, misses in flight, wrapped rows, bookkeeping, tile maps, the L1.5 tier and the memos.
+// skew, misses in flight, wrapped rows, bookkeeping, tile maps, the L1.5 tier and the memos
+// (the L2 partitions and GPCs a launch's slots sit by: test_sdcm_partitions.cpp).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -193,113 +194,6 @@ TEST_CASE("reads of a present block within the hit window merge like followers o
   CHECK(derived_with(0).l2_merged_bytes == Approx(5.25 * b_bytes).epsilon(1e-4));
   CHECK(derived_with(34).l2_merged_bytes == Approx(5.25 * b_bytes).epsilon(1e-4));
   CHECK(derived_with(200).l2_merged_bytes == Approx((5.25 + 0.75) * b_bytes).epsilon(1e-4));
-}
-
-TEST_CASE("the measured slot partitions put tiles launched side by side next to one partition", "[cache][sdcm]") {
-  // Two 128 x 128 tiles of a 128 x 256 x 4096 GEMM read the same 1 MB of A, in lockstep, from
-  // launch slots 0 and 1. Half of A's lines are homed in each partition.
-  auto hw = h200_like();
-  const auto prog = kernels::lift_gemm(gemm(128, 256, 4096, 128, 128, 1, 3, 4));
-  const auto a_of = [](const cache::CacheTraffic& t) { return t.accesses[0]; };
-  // Without a map the SMs alternate: slot 1 is next to the other partition. Tile 0 misses its
-  // near partition (1 MB of lookups) and, for the half homed in the other, that one too
-  // (0.5 MB), which keeps those lines; tile 1 then hits that half near (1 MB of lookups, 0.5
-  // MB of hits) and looks the other half up in its far partition, where tile 0 put it (0.5 MB,
-  // all hits): 3 MB of lookups, 1 MB of them far, 1 MB of hits.
-  const auto alternate = a_of(cache::SdcmCacheModel().analyze(prog, hw));
-  REQUIRE(alternate.tensor == "A");
-  CHECK(alternate.requested_bytes == Approx(2.0 * 128 * 4096 * 2));
-  CHECK(alternate.l2_lookup_bytes == Approx(3 * 1048576.0));
-  CHECK(alternate.l2_far_lookup_bytes == Approx(1048576.0));
-  CHECK(alternate.l2_far_hit_bytes == Approx(524288.0));
-  CHECK(alternate.l2_hit_bytes == Approx(1048576.0));
-  // The H200's slots 0-15 sit next to one partition (sm_partition.cu): tile 1 shares tile 0's
-  // near partition and finds every line in flight (pending), a quarter of them looked up (hits)
-  // and the rest merged: 1.75 MB of lookups, only tile 0's 0.5 MB far, 0.25 MB of hits. DRAM
-  // reads A once either way.
-  hw.l2.slot_partition = {{.resident = 1, .partition = std::vector<std::int8_t>(132, 0)}};
-  for (std::size_t s = 16; s < 64; ++s) hw.l2.slot_partition[0].partition[s] = 1;
-  const auto measured = a_of(cache::SdcmCacheModel().analyze(prog, hw));
-  CHECK(measured.l2_lookup_bytes == Approx(1.75 * 1048576.0));
-  CHECK(measured.l2_far_lookup_bytes == Approx(524288.0));
-  CHECK(measured.l2_far_hit_bytes == 0);
-  CHECK(measured.l2_hit_bytes == Approx(0.25 * 1048576.0));
-  CHECK(measured.l2_pending_bytes == Approx(1048576.0));
-  CHECK(measured.dram_bytes == Approx(alternate.dram_bytes));
-  CHECK(measured.dram_bytes == Approx(1048576.0));
-}
-
-TEST_CASE("a grid smaller than the GPU takes the small grids' slot map", "[cache][sdcm]") {
-  // The two tiles above, with the full grid's map putting both next to partition 0 (1.75 MB of
-  // lookups of A). The block scheduler deals a small grid out over the GPCs in runs of its own
-  // (l2.grid_partition, ncu_tpc.py --dispatch): a map for grids of 2 CTAs that puts slot 1
-  // next to the other partition gives the alternating SMs' 3 MB of lookups, 1 MB of them far
-  // and 1 MB of hits, by the same hand count.
-  auto hw = h200_like();
-  const auto prog = kernels::lift_gemm(gemm(128, 256, 4096, 128, 128, 1, 3, 4));
-  const auto a_of = [](const cache::CacheTraffic& t) { return t.accesses[0]; };
-  hw.l2.slot_partition = {{.resident = 1, .partition = std::vector<std::int8_t>(132, 0)}};
-  hw.l2.grid_partition = {{.ctas = 1, .partition = {0}}, {.ctas = 4, .partition = {0, 1, 1, 0}}};
-  const auto split = a_of(cache::SdcmCacheModel().analyze(prog, hw));
-  CHECK(split.l2_lookup_bytes == Approx(3 * 1048576.0));
-  CHECK(split.l2_far_lookup_bytes == Approx(1048576.0));
-  CHECK(split.l2_hit_bytes == Approx(1048576.0));
-  // Grids past the largest measured one keep the full grid's map: both tiles side by side.
-  hw.l2.grid_partition.pop_back();
-  const auto together = a_of(cache::SdcmCacheModel().analyze(prog, hw));
-  CHECK(together.l2_lookup_bytes == Approx(1.75 * 1048576.0));
-  CHECK(together.l2_far_lookup_bytes == Approx(524288.0));
-}
-
-TEST_CASE("where a small grid's GPCs are known, only one GPC's reads merge", "[cache][sdcm]") {
-  // The two tiles above, both next to partition 0, reading the same 1 MB of A in lockstep:
-  // tile 0 misses near (1 MB of lookups) and far for the half homed in the other partition
-  // (0.5 MB). The request coalescer merges only one GPC's reads (lrc_window.py --domains):
-  //  - tile 1 on another GPC looks every line up itself, finding it pending (a hit): 2.5 MB of
-  //    lookups, 1 MB of hits, nothing merged;
-  //  - tile 1 on the same GPC is the first follower of the GPC's four (ncu_share.csv: 2 readers
-  //    make 1.01 lookups a sector): merged whole, 1.5 MB of lookups, no hits, 1 MB merged,
-  //    where without the GPCs one follower in four is looked up (1.75 MB).
-  auto hw = h200_like();
-  const auto prog = kernels::lift_gemm(gemm(128, 256, 4096, 128, 128, 1, 3, 4));
-  const auto a_of = [](const cache::CacheTraffic& t) { return t.accesses[0]; };
-  hw.l2.slot_partition = {{.resident = 1, .partition = std::vector<std::int8_t>(132, 0)}};
-  hw.l2.grid_partition = {{.ctas = 2, .partition = {0, 0}}};
-  hw.l2.grid_gpc = {{.ctas = 2, .partition = {0, 1}}};
-  const auto apart = a_of(cache::SdcmCacheModel().analyze(prog, hw));
-  CHECK(apart.l2_lookup_bytes == Approx(2.5 * 1048576.0));
-  CHECK(apart.l2_far_lookup_bytes == Approx(524288.0));
-  CHECK(apart.l2_hit_bytes == Approx(1048576.0));
-  CHECK(apart.l2_merged_bytes == Approx(0).margin(1));
-  hw.l2.grid_gpc = {{.ctas = 2, .partition = {0, 0}}};
-  const auto together = a_of(cache::SdcmCacheModel().analyze(prog, hw));
-  CHECK(together.l2_lookup_bytes == Approx(1.5 * 1048576.0));
-  CHECK(together.l2_hit_bytes == Approx(0).margin(1));
-  CHECK(together.l2_merged_bytes == Approx(1048576.0));
-  CHECK(together.dram_bytes == Approx(apart.dram_bytes));
-}
-
-TEST_CASE("each partition keeps l2.partition_bytes of its stream", "[cache][sdcm]") {
-  // 8192^3 bf16, 128 x 128 tiles, row-major: a row of B's tiles is 64 columns of 2 MiB, so B
-  // comes back after the whole of it (128 MiB) and A's row block after 64 tiles.
-  auto hw = h200_like();
-  const auto prog = kernels::lift_gemm(gemm(8192, 8192, 8192, 128, 128, 1, 3, 4));
-  const auto halves = cache::SdcmCacheModel().analyze(prog, hw);
-  hw.l2.partition_bytes = hw.l2.bytes / 2;  // what an absent value stands for
-  const auto same = cache::SdcmCacheModel().analyze(prog, hw);
-  CHECK(same.dram_read_bytes() == halves.dram_read_bytes());
-  CHECK(same.l2_hit_rate() == halves.l2_hit_rate());
-  // A partition holding every operand: each line comes from DRAM once, A and B 128 MiB each,
-  // walking every wave (sampled waves stand for their neighbours: a sample with 5 new rows of
-  // A where the waves it stands for average 4.1 gives 281 MB).
-  hw.l2.partition_bytes = 1e12;
-  const auto all = cache::SdcmCacheModel({.max_waves = 0}).analyze(prog, hw);
-  CHECK(all.dram_read_bytes() == Approx(2.0 * 8192 * 8192 * 2).epsilon(0.001));
-  // The measured 30.5 MB (l2_retention.cu) keeps more than 28 MB, less than everything.
-  hw.l2.partition_bytes = 30.5e6;
-  const auto measured = cache::SdcmCacheModel().analyze(prog, hw);
-  CHECK(measured.dram_read_bytes() < halves.dram_read_bytes());
-  CHECK(measured.dram_read_bytes() > all.dram_read_bytes());
 }
 
 TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest merged", "[cache][sdcm]") {
