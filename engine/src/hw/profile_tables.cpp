@@ -87,10 +87,10 @@ void read_async_per_sm(const json& leaf, HardwareSpec& spec, Errors& errors) {
   read_points(leaf, "l2.async_per_sm", "active SMs, bytes/s", valid, spec.l2.async_per_sm, spec, errors);
 }
 
-// A map of launch slots to partitions {"value": [[n, "0011..."], ...], "source": "..."}: n
-// (`count` names it; increasing from 1) and, for each launch slot, the digit of its SM's
-// partition, into `out` (SlotPartition::resident or GridPartition::ctas holds n). Lengths and
-// digits are checked against sm_count and l2.partitions with the other limits.
+// A map of launch slots to partitions (or GPCs) {"value": [[n, "0011..."], ...], "source":
+// "..."}: n (`count` names it; increasing from 1) and, for each launch slot, the digit of its
+// SM's partition (GPC), into `out` (SlotPartition::resident or GridPartition::ctas holds n).
+// Lengths and digits are checked against sm_count and l2.partitions with the other limits.
 template <class Map>
 void read_slot_map(const json& leaf, const std::string& path, const std::string& count, int Map::*n,
                    std::vector<Map>& out, HardwareSpec& spec, Errors& errors) {
@@ -122,13 +122,15 @@ void read_slot_map(const json& leaf, const std::string& path, const std::string&
   }
 }
 
-// A map's digits against l2.partitions, and its length against `slots` (`what` says whence).
+// A map's length against `slots` (`what` says whence) and, for a map of partitions (not GPCs),
+// its digits against l2.partitions.
 void check_slot_map(const std::vector<std::int8_t>& partition, double slots, const std::string& what,
-                    const std::string& at, const HardwareSpec& spec, Errors& errors) {
+                    const std::string& at, bool partitions, const HardwareSpec& spec, Errors& errors) {
   if (static_cast<double>(partition.size()) != slots)
     errors.push_back({at, "must give one digit per launch slot (" + what + " = " + format_number(slots) + "), got " +
                               std::to_string(partition.size())});
-  else if (const auto top = *std::max_element(partition.begin(), partition.end()); top >= spec.l2.partitions)
+  else if (const auto top = *std::max_element(partition.begin(), partition.end());
+           partitions && top >= spec.l2.partitions)
     errors.push_back({at, "partition " + std::to_string(top) + " is not below l2.partitions (" +
                               format_number(spec.l2.partitions) + ")"});
 }
@@ -139,7 +141,7 @@ void check_l2_tables(const HardwareSpec& spec, Errors& errors) {
   for (std::size_t i = 0; i < spec.l2.slot_partition.size(); ++i) {
     const SlotPartition& sp = spec.l2.slot_partition[i];
     check_slot_map(sp.partition, spec.sm_count * sp.resident, "sm_count x " + std::to_string(sp.resident),
-                   "l2.slot_partition.value[" + std::to_string(i) + "]", spec, errors);
+                   "l2.slot_partition.value[" + std::to_string(i) + "]", true, spec, errors);
   }
   for (const auto& [name, grids] : {std::pair{"grid_partition", &spec.l2.grid_partition},
                                      std::pair{"grid_gpc", &spec.l2.grid_gpc}})
@@ -149,11 +151,8 @@ void check_l2_tables(const HardwareSpec& spec, Errors& errors) {
       if (gp.ctas > spec.sm_count)
         errors.push_back({at, "a grid of " + std::to_string(gp.ctas) + " CTAs does not fit one an SM (sm_count " +
                                   format_number(spec.sm_count) + ")"});
-      else if (static_cast<double>(gp.partition.size()) != gp.ctas)
-        errors.push_back({at, "must give one digit per launch slot (its CTAs = " + std::to_string(gp.ctas) + "), got " +
-                                  std::to_string(gp.partition.size())});
-      else if (grids == &spec.l2.grid_partition)
-        check_slot_map(gp.partition, gp.ctas, "its CTAs", at, spec, errors);
+      else
+        check_slot_map(gp.partition, gp.ctas, "its CTAs", at, grids == &spec.l2.grid_partition, spec, errors);
     }
 }
 
