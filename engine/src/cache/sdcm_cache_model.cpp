@@ -243,21 +243,14 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   return k.str();
 }
 
-// Steps 2-3: the stream, sampled over waves and along the reduction axis (§3.5.2), and the
-// cascade's outcome of each sampled access (eqs. 7-10, §3.5.3) into `touches`, one wave at a
-// time; each wave's touches are tallied (step 4) as they come, while they are in the CPU's
-// caches.
+// Steps 2-4: the stream, sampled over waves and along the reduction axis (§3.5.2), and the
+// cascade's outcome of each sampled access (eqs. 7-10, §3.5.3), tallied one wave at a time.
 void walk_touches(const TileSequence& tiles, const Prepared& p, const SdcmOptions& options,
-                  const detail::TallyContext& ctx, const StreamInput& input,
-                  std::vector<detail::Touch>& touches, Tally& t) {
+                  const detail::TallyContext& ctx, const StreamInput& input, Tally& t) {
   const int samples = k_slices(p.shape, options);
   for (int s = 0; s < samples; ++s)
-    walk_stream(detail::StreamWalker::of_this_thread(), tiles, input, p.shape, (s + 0.5) / samples,
-                ctx.waves, [&](const WaveStream& w) {
-                  touches.clear();
-                  detail::add_touches(w, ctx, options.tile_maps, touches);
-                  detail::tally_touches(touches.data(), touches.data() + touches.size(), ctx, t);
-                });
+    walk_stream(detail::StreamWalker::of_this_thread(), tiles, input, p.shape, (s + 0.5) / samples, ctx.waves,
+                [&](const WaveStream& w) { detail::tally_wave(w, ctx, options.tile_maps, t); });
 }
 
 // Steps 2-4: the touches of the stream (walk_touches), with the misses in flight their totals
@@ -315,8 +308,7 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   }
   const int samples = k_slices(p.shape, options);
   const detail::TallyContext ctx{p.plans, streamed, blocks, p.lv, waves, 1.0 / samples};
-  thread_local std::vector<detail::Touch> wave;  // this thread's buffer for one wave's touches
-  walk_touches(tiles_in, p, options, ctx, input, wave, t);
+  walk_touches(tiles_in, p, options, ctx, input, t);
   CacheTraffic traffic{.model = std::move(name), .accesses = {}, .tile_maps = {}};
   for (std::size_t a = 0; a < p.plans.size(); ++a)
     traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles)));

@@ -65,33 +65,12 @@ double looked_copies(std::int64_t copies, std::int64_t repeats, bool part_lines,
   return (1 - o.near_hit) * (lone - 1) + o.near_hit * (all - 1);
 }
 
-// Pass 1 for one cascade: `outcome(sa, s)` for the accesses of stream access s.
-template <class Cascade>
-void emit_touches(const WaveStream& wave, const TallyContext& c, std::vector<Touch>& out,
-                  Cascade&& outcome) {
-  for (const StreamAccess& sa : wave.accesses) {
-    const auto s = static_cast<std::size_t>(sa.access);
-    const Outcome o = c.blocks[s].block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, s);
-    out.push_back({.pos = sa.pos,
-                   .key = sa.key,
-                   .plan = static_cast<std::int16_t>(c.streamed[s]),
-                   .group = static_cast<std::int8_t>(sa.group),
-                   .follower = sa.follower,
-                   .sample = wave.sample,
-                   .gap_same = sa.gap_same,
-                   .near_hit = o.near_hit,
-                   .far_lookup = o.far_lookup,
-                   .far_hit = o.far_hit,
-                   .near_distance = o.near_distance});
-  }
-}
-
 // The GPC's share of a block's run (Tally::DomainRun) for a touch, where reads merge by GPC;
 // null for a slot past the map.
-Tally::DomainRun* domain_run(Tally& t, Tally::DomainRun* runs, const Touch& tc) {
-  const std::int64_t slot = tc.pos % t.slots;
+Tally::DomainRun* domain_run(Tally& t, Tally::DomainRun* runs, const StreamAccess& sa) {
+  const std::int64_t slot = sa.pos % t.slots;
   if (slot >= t.domain_slots) return nullptr;
-  return runs + tc.key * t.domains + t.domain_of_slot[slot];
+  return runs + sa.key * t.domains + t.domain_of_slot[slot];
 }
 
 // Odds that a follower of an open run is looked up where reads merge by GPC: only one GPC's
@@ -107,88 +86,46 @@ double domain_looked(Tally::DomainRun& domain, const Tally::Run& run, double loo
   return ++domain.followers < merge_per_lookup ? 0 : looked;
 }
 
-}  // namespace
-
-void add_touches(const WaveStream& wave, const TallyContext& c, bool distance,
-                 std::vector<Touch>& touches) {
-  if (c.levels.l15) {
-    emit_touches(wave, c, touches, [&](const StreamAccess& sa, std::size_t s) {
-      return l15_cascade(wave, sa, c.blocks[s]);
-    });
-    return;
-  }
-  const auto groups = static_cast<std::int32_t>(c.levels.groups);
-  thread_local std::vector<SureGaps> sure;  // [stream access * groups + group]; kept: no allocation per wave
-  sure.clear();
-  for (const BlockLevels& bl : c.blocks)
-    for (std::int32_t g = 0; g < groups; ++g) sure.push_back(sure_gaps(wave.near(g), bl));
-  const double home = 1.0 / static_cast<double>(groups);
-  const auto sure_of = [&](std::size_t s) {
-    return sure.data() + s * static_cast<std::size_t>(groups);
-  };
-  if (groups == 2)
-    emit_touches(wave, c, touches, [&](const StreamAccess& sa, std::size_t s) {
-      return partition_cascade<2>(wave, sa, c.blocks[s], 2, home, sure_of(s), distance);
-    });
-  else
-    emit_touches(wave, c, touches, [&](const StreamAccess& sa, std::size_t s) {
-      return partition_cascade(wave, sa, c.blocks[s], groups, home, sure_of(s), distance);
-    });
-}
-
-void tally_touches(const Touch* first, const Touch* last, const TallyContext& c, Tally& t) {
-  // Per sampled wave and access: the bytes of one tile's touch, and what it stands for.
-  // This thread's buffers, kept between calls (one per sampled wave): no allocation per wave.
-  const std::size_t n = c.plans.size();
-  thread_local std::vector<double> tile_bytes, req;
-  tile_bytes.resize(c.waves.size() * n);
-  req.resize(c.waves.size() * n);
-  for (std::size_t w = 0; w < c.waves.size(); ++w)
+// One sampled wave's accesses into the sums (and maps) of a tally: the bytes of one tile's
+// touch of each access and what it stands for, and each access's runs and sums.
+class WaveTally {
+ public:
+  WaveTally(const TallyContext& c, std::int32_t sample, Tally& t) : c_(c), t_(t), sample_(sample) {
+    const std::size_t n = c.plans.size();
+    thread_local std::vector<PerAccess> per;  // kept between waves: no allocation per wave
+    per.resize(n);
+    const double looked = 1.0 / static_cast<double>(std::max<std::int64_t>(1, t.merge_per_lookup));
+    const double weight = c.waves[static_cast<std::size_t>(sample)].weight;
     for (std::size_t a = 0; a < n; ++a) {
       const AccessPlan& ap = c.plans[a];
-      tile_bytes[w * n + a] = ap.block_bytes * ap.executions * c.weight;
-      req[w * n + a] = tile_bytes[w * n + a] * c.waves[w].weight;
+      const double bytes = ap.block_bytes * ap.executions * c.weight;
+      per[a] = {.runs = !t.runs.empty() && ap.block_bytes > 0 ? t.runs[a].data() : nullptr,
+                .domains = !t.domain_runs.empty() && ap.block_bytes > 0 && !ap.via_registers && ap.multicast <= 1
+                               ? t.domain_runs[a].data()
+                               : nullptr,
+                .sums = &t.access[a],
+                .copies = ap.copies,
+                .repeats = ap.repeats,
+                .part_lines = ap.part_lines,
+                .part_rows = ap.part_rows,
+                .looked = ap.multicast > 1 || ap.via_registers ? 1.0 : looked,
+                .tile_bytes = bytes,
+                .req = bytes * weight};
     }
-  // Per access: its runs (none without a fill window or a block) and its sums.
-  struct PerAccess {
-    Tally::Run* runs;
-    Tally::DomainRun* domains;  // null: reads merge across the group
-    Tally::Sums* sums;
-    std::int64_t copies, repeats;
-    bool part_lines, part_rows;
-    double looked;
-  };
-  thread_local std::vector<PerAccess> per;
-  per.resize(n);
-  const double looked = 1.0 / static_cast<double>(std::max<std::int64_t>(1, t.merge_per_lookup));
-  for (std::size_t a = 0; a < n; ++a)
-    per[a] = {.runs = !t.runs.empty() && c.plans[a].block_bytes > 0 ? t.runs[a].data() : nullptr,
-              .domains = !t.domain_runs.empty() && c.plans[a].block_bytes > 0 && !c.plans[a].via_registers &&
-                                 c.plans[a].multicast <= 1
-                             ? t.domain_runs[a].data()
-                             : nullptr,
-              .sums = &t.access[a],
-              .copies = c.plans[a].copies,
-              .repeats = c.plans[a].repeats,
-              .part_lines = c.plans[a].part_lines,
-              .part_rows = c.plans[a].part_rows,
-              .looked = c.plans[a].multicast > 1 || c.plans[a].via_registers ? 1.0 : looked};
-  const bool maps = !t.count.empty();
-  const auto groups = static_cast<std::size_t>(c.levels.groups);
-  for (const Touch* touch = first; touch != last; ++touch) {
-    const Touch& tc = *touch;
-    const auto plan = static_cast<std::size_t>(tc.plan);
-    const PerAccess& pa = per[plan];
-    const std::size_t at = static_cast<std::size_t>(tc.sample) * n + plan;
-    Outcome o = tc.outcome();
-    if (tc.follower) {  // its cluster's multicast brought the block: no lookup of its own
-      if (maps)
-        add_position(t, static_cast<std::size_t>(t.offset[static_cast<std::size_t>(tc.sample)] + tc.pos % t.slots) * n + plan,
-                     o, c.levels.l15, tile_bytes[at]);
-      continue;
+    per_ = per.data();
+    maps_ = !t.count.empty();
+  }
+
+  // Stream access `sa` of program access `plan`, with its cascade outcome `o`.
+  void add(const StreamAccess& sa, std::size_t plan, Outcome o) {
+    Tally& t = t_;
+    const PerAccess& pa = per_[plan];
+    if (sa.follower) {  // its cluster's multicast brought the block: no lookup of its own
+      if (maps_) add_position(t, position(sa) * c_.plans.size() + plan, o, c_.levels.l15, pa.tile_bytes);
+      return;
     }
-    Tally::Run* run = pa.runs ? pa.runs + static_cast<std::size_t>(tc.key) * groups +
-                                    static_cast<std::size_t>(tc.group)
+    Tally::Run* run = pa.runs ? pa.runs + static_cast<std::size_t>(sa.key) * static_cast<std::size_t>(c_.levels.groups) +
+                                    static_cast<std::size_t>(sa.group)
                               : nullptr;
     if (run) {
       // Misses in flight (ncu_pending.csv, burst rows): a touch of the block by the same SM
@@ -203,9 +140,9 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
       // 4 readers of lines already there 1.4-1.9 (l2_share_lookups.csv).
       // Where the block was there, the followers within the hit window of the run's first touch
       // find its read still open in the request coalescer and merge the same way (hit_window).
-      Tally::DomainRun* domain = pa.domains ? domain_run(t, pa.domains, tc) : nullptr;
-      if (run->age + tc.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
-        run->age += tc.gap_same;
+      Tally::DomainRun* domain = pa.domains ? domain_run(t, pa.domains, sa) : nullptr;
+      if (run->age + sa.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
+        run->age += sa.gap_same;
         const double odds = domain ? domain_looked(*domain, *run, pa.looked, t.merge_per_lookup) : pa.looked;
         const double in_flight = 1 - run->hit, present = run->age < t.hit_window ? run->hit : 0.0;
         o = Outcome{.near_hit = run->hit - present * (1 - odds) + in_flight * odds,
@@ -217,24 +154,76 @@ void tally_touches(const Touch* first, const Touch* last, const TallyContext& c,
         if (domain) *domain = {.number = run->number, .followers = 0};
       }
     }
-    add_sums(*pa.sums, o, req[at]);
+    add_sums(*pa.sums, o, pa.req);
     // Without a fill window (an L1.5 tier, or switched off) repeats stay inside the SM.
     const double looked_repeats = looked_copies(pa.copies, pa.repeats, pa.part_lines, pa.part_rows, o);
     Outcome rep;
     const bool repeats = looked_repeats > 0 && run;
     if (repeats) {
       rep = repeat_outcome(*run, pa.part_lines, pa.looked);
-      add_sums(*pa.sums, rep, req[at] * looked_repeats);
+      add_sums(*pa.sums, rep, pa.req * looked_repeats);
     }
     if (run && static_cast<double>(pa.copies - 1) > looked_repeats)  // never looked up (skipped when none: adding 0 changes nothing)
-      pa.sums->merged += req[at] * (static_cast<double>(pa.copies - 1) - looked_repeats);
-    if (!maps) continue;
-    const auto pos =
-        static_cast<std::size_t>(t.offset[static_cast<std::size_t>(tc.sample)] + tc.pos % t.slots);
-    add_position(t, pos * n + plan, o, c.levels.l15, tile_bytes[at]);
-    if (repeats)
-      add_position(t, pos * n + plan, rep, c.levels.l15, tile_bytes[at] * looked_repeats, false);
+      pa.sums->merged += pa.req * (static_cast<double>(pa.copies - 1) - looked_repeats);
+    if (!maps_) return;
+    const std::size_t at = position(sa) * c_.plans.size() + plan;
+    add_position(t, at, o, c_.levels.l15, pa.tile_bytes);
+    if (repeats) add_position(t, at, rep, c_.levels.l15, pa.tile_bytes * looked_repeats, false);
   }
+
+ private:
+  struct PerAccess {
+    Tally::Run* runs;           // none without a fill window or a block
+    Tally::DomainRun* domains;  // null: reads merge across the group
+    Tally::Sums* sums;
+    std::int64_t copies, repeats;
+    bool part_lines, part_rows;
+    double looked;
+    double tile_bytes, req;  // the bytes of one tile's touch, and what it stands for
+  };
+  std::size_t position(const StreamAccess& sa) const {  // in the maps: the sampled position
+    return static_cast<std::size_t>(t_.offset[static_cast<std::size_t>(sample_)] + sa.pos % t_.slots);
+  }
+
+  const TallyContext& c_;
+  Tally& t_;
+  std::int32_t sample_;
+  const PerAccess* per_ = nullptr;
+  bool maps_ = false;
+};
+
+// Every access of the wave, in stream order: `outcome(sa, s)` (s: the stream access), tallied.
+template <class Cascade>
+void tally_each(const WaveStream& wave, const TallyContext& c, Tally& t, Cascade&& outcome) {
+  WaveTally tally(c, wave.sample, t);
+  for (const StreamAccess& sa : wave.accesses) {
+    const auto s = static_cast<std::size_t>(sa.access);
+    tally.add(sa, c.streamed[s], c.blocks[s].block() <= 0 ? Outcome{.near_hit = 1} : outcome(sa, s));
+  }
+}
+
+}  // namespace
+
+void tally_wave(const WaveStream& wave, const TallyContext& c, bool distance, Tally& t) {
+  if (c.levels.l15) {
+    tally_each(wave, c, t, [&](const StreamAccess& sa, std::size_t s) { return l15_cascade(wave, sa, c.blocks[s]); });
+    return;
+  }
+  const auto groups = static_cast<std::int32_t>(c.levels.groups);
+  thread_local std::vector<SureGaps> sure;  // [stream access * groups + group]; kept: no allocation per wave
+  sure.clear();
+  for (const BlockLevels& bl : c.blocks)
+    for (std::int32_t g = 0; g < groups; ++g) sure.push_back(sure_gaps(wave.near(g), bl));
+  const double home = 1.0 / static_cast<double>(groups);
+  const auto sure_of = [&](std::size_t s) { return sure.data() + s * static_cast<std::size_t>(groups); };
+  if (groups == 2)
+    tally_each(wave, c, t, [&](const StreamAccess& sa, std::size_t s) {
+      return partition_cascade<2>(wave, sa, c.blocks[s], 2, home, sure_of(s), distance);
+    });
+  else
+    tally_each(wave, c, t, [&](const StreamAccess& sa, std::size_t s) {
+      return partition_cascade(wave, sa, c.blocks[s], groups, home, sure_of(s), distance);
+    });
 }
 
 Tally empty_tally(std::size_t accesses, const std::vector<WaveSample>& waves, std::int64_t slots, std::int64_t tiles,

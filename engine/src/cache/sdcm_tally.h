@@ -1,9 +1,9 @@
-// The cache model's bookkeeping (private to sdcm_cache_model.cpp), in two passes: each
-// sampled access's cascade outcome (Touch: what the footprints and SDCM give, whatever the
-// fill window), then those outcomes, with the misses in flight of the fill window, summed per
-// access of the program and per sampled position for the maps. The first pass is most of the
-// work and does not depend on the fill window (pipeline stages), so a search over stages can
-// reuse it (sdcm_cache_model.cpp).
+// The cache model's bookkeeping (private to sdcm_cache_model.cpp): each sampled access's
+// cascade outcome (what the footprints and SDCM give), with the misses in flight of the fill
+// window, summed per access of the program and per sampled position for the maps, one wave at
+// a time while its accesses are in the CPU's caches. (Until 2026-12-03 in two passes, the
+// outcomes kept for a search over pipeline stages to reuse; such a memo never hit once the
+// tiles' speeds depended on the stages.)
 #pragma once
 
 #include <cstdint>
@@ -81,25 +81,6 @@ struct Tally {
   std::vector<double> l2_hits, l2_lookups, near_hits, near_lookups, distance, count;
 };
 
-// One sampled access and its cascade outcome, in stream order.
-struct Touch {                       // one cache line
-  std::int64_t pos = 0;              // launch position of the tile
-  std::int64_t key = 0;              // the block's reuse key
-  std::int16_t plan = 0;             // access of the program (a handful)
-  std::int8_t group = 0;             // SM group
-  bool follower = false;             // StreamAccess::follower: for the maps only
-  std::int32_t sample = 0;           // WaveSample
-  double gap_same = 0;               // StreamAccess::gap_same
-  // The cascade's Outcome before the fill window (it has nothing pending or merged yet).
-  double near_hit = 0, far_lookup = 0, far_hit = 0, near_distance = 0;
-  Outcome outcome() const {
-    return {.near_hit = near_hit,
-            .far_lookup = far_lookup,
-            .far_hit = far_hit,
-            .near_distance = near_distance};
-  }
-};
-
 struct TallyContext {
   const std::vector<AccessPlan>& plans;
   const std::vector<std::size_t>& streamed;  // stream access index -> plan index
@@ -111,13 +92,10 @@ struct TallyContext {
 
 Tally empty_tally(std::size_t accesses, const std::vector<WaveSample>& waves, std::int64_t slots, std::int64_t tiles,
                   bool maps);
-// Pass 1: appends the cascade outcome of every access of a sampled wave; `distance`: fill
-// Outcome::near_distance (the maps).
-void add_touches(const WaveStream& wave, const TallyContext& c, bool distance,
-                 std::vector<Touch>& touches);
-// Pass 2: touches of a walk, in order (all of them, in one call or in consecutive ranges),
-// into the sums (and maps) of `t`.
-void tally_touches(const Touch* first, const Touch* last, const TallyContext& c, Tally& t);
+// One sampled wave of a walk (the walk's waves in order): the cascade's outcome of each of its
+// accesses, with the misses in flight of the fill window, into the sums (and maps) of `t`;
+// `distance`: the maps' reuse distances too (Outcome::near_distance).
+void tally_wave(const WaveStream& wave, const TallyContext& c, bool distance, Tally& t);
 // Per-tile hit-rate maps (the GUI's heatmaps): all tensors, each read tensor, and L1.5.
 void add_maps(CacheTraffic& traffic, const Tally& t, const std::vector<AccessPlan>& plans,
               const std::vector<std::int64_t>& seq, const std::vector<WaveSample>& waves, bool l15);
