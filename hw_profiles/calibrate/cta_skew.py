@@ -36,6 +36,8 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
               how far apart the tiles sharing a column of B start, in iterations
        python3 cta_skew.py --widths h200/cta_skew_coherence.csv.gz   (no GPU needed): per
               multi-wave launch, the p10-p90 spread of each wave's start times, wave after wave
+       python3 cta_skew.py --gpcs h200/cta_skew*.csv.gz   (no GPU needed): per many-wave launch, how far
+              each GPC's SMs fall behind, and the GPCs' share of the SMs' spread
        python3 cta_skew.py --transitions h200/cta_skew_coherence.csv.gz ...   (no GPU needed): per
               multi-wave launch, the odds a tile of a wave's core hands its SM to one past the
               L2's reach, and back
@@ -297,9 +299,9 @@ def fit(path, profile):
     print(f"tile_rate_sd = {num / den:.4f}")
 
 
-def read_launches(path):
+def read_launches(path, smid=False):
     """The launches of a cta_skew CSV: {(M, N, K, block_m, block_n, block_k, group_m, stages,
-    warps, rep): {pid: (t_start_ns, t_end_ns)}}."""
+    warps, rep): {pid: (t_start_ns, t_end_ns)}}, with smid: (t_start_ns, t_end_ns, smid)."""
     import collections
     import gzip
     with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
@@ -307,7 +309,7 @@ def read_launches(path):
     runs = collections.defaultdict(dict)
     for r in rows:
         key = tuple(int(r[k]) for k in ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps", "rep"))
-        runs[key][int(r["pid"])] = (int(r["t_start_ns"]), int(r["t_end_ns"]))
+        runs[key][int(r["pid"])] = (int(r["t_start_ns"]), int(r["t_end_ns"])) + ((int(r["smid"]),) if smid else ())
     return runs
 
 
@@ -497,6 +499,51 @@ def growth(paths):
               f"of a tile a wave (tile_wave_growth)")
 
 
+def gpcs(paths):
+    """Which SMs fall behind in a many-wave launch, and whether whole GPCs do: per launch (first
+    repeat) of 4+ full waves, each SM's mean start in its tiles of wave min(8, waves - 1), in
+    tiles after the earliest; the GPCs' share of the SMs' variance (between GPCs over the total)
+    and the GPCs' mean lateness, GPCs from lrc_window.py's merge domains (sm_partition.gpc_of_sm,
+    h200/lrc_domain.csv: six GPCs of 16 SMs, GPCs 6 and 7 of 18). Launches whose SMs spread
+    over more than a tenth of a tile."""
+    import collections
+    import statistics
+    from sm_partition import gpc_of_sm
+    gpc = gpc_of_sm(os.path.join(HERE, "h200"))
+    shares, ranks = [], collections.defaultdict(list)
+    for path in paths:
+        for key, tiles in sorted(read_launches(path, smid=True).items()):
+            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+            tile = statistics.median(e - s for s, e, _ in tiles.values())
+            slots = sum(1 for s, _, _ in tiles.values() if s < 0.05 * tile)
+            if rep != 0 or slots % 132 or len(tiles) < 4 * slots:
+                continue
+            w = min(8, len(tiles) // slots - 1)
+            per_sm = collections.defaultdict(list)
+            for p in range(w * slots, (w + 1) * slots):
+                per_sm[tiles[p][2]].append(tiles[p][0] / tile)
+            late = {sm: statistics.fmean(v) for sm, v in per_sm.items()}
+            mean, total = statistics.fmean(late.values()), statistics.pvariance(late.values())
+            if max(late.values()) - min(late.values()) <= 0.1 or len(late) < 132:
+                continue
+            by_gpc = collections.defaultdict(list)
+            for sm, v in late.items():
+                by_gpc[gpc[sm]].append(v)
+            gpc_mean = {g: statistics.fmean(v) for g, v in by_gpc.items()}
+            shares.append(sum(len(by_gpc[g]) * (gpc_mean[g] - mean) ** 2 for g in by_gpc) / len(late) / total)
+            for r, g in enumerate(sorted(gpc_mean, key=gpc_mean.get)):
+                ranks[g].append(r)
+            first = min(gpc_mean.values())
+            print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}, wave {w}: SMs spread "
+                  f"{max(late.values()) - min(late.values()):.2f} tiles, GPCs' share {shares[-1]:.2f}, GPCs behind the "
+                  f"first " + " ".join(f"{gpc_mean[g] - first:.2f}" for g in sorted(gpc_mean)))
+    if shares:
+        q = statistics.quantiles(shares, n=4)
+        print(f"{len(shares)} launches: the GPCs' share of the SMs' variance median {statistics.median(shares):.2f} "
+              f"(p25 {q[0]:.2f}, p75 {q[2]:.2f}); mean rank by GPC (0 first .. 7 last): " +
+              " ".join(f"{g}: {statistics.fmean(r):.2f}" for g, r in sorted(ranks.items())))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
@@ -506,6 +553,7 @@ def main():
     ap.add_argument("--neighbours", nargs="+", help="multi-wave CSVs: how close the tiles sharing a block of A run")
     ap.add_argument("--transitions", nargs="+", help="multi-wave CSVs: odds a tile of a wave's core hands its SM "
                     "to one past the L2's reach, and back")
+    ap.add_argument("--gpcs", nargs="+", help="multi-wave CSVs: which SMs fall behind, and how much of it is whole GPCs")
     ap.add_argument("--growth", nargs="+", help="multi-wave CSVs: the profile's tile_wave_growth (one tile an SM, 3-5 stages)")
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "sample"], default="corpus")
@@ -514,7 +562,7 @@ def main():
         fit(args.fit, args.profile)
         return
     for given, analysis in ((args.gaps, gaps), (args.widths, widths), (args.growth, growth),
-                            (args.transitions, transitions),
+                            (args.transitions, transitions), (args.gpcs, gpcs),
                             (args.neighbours, neighbours)):
         if given:
             analysis(given)
