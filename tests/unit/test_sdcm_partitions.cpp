@@ -130,3 +130,28 @@ TEST_CASE("each partition keeps l2.partition_bytes of its stream", "[cache][sdcm
   CHECK(measured.dram_read_bytes() < halves.dram_read_bytes());
   CHECK(measured.dram_read_bytes() > all.dram_read_bytes());
 }
+
+TEST_CASE("a tile's wrapped copies fill its GPC's merges", "[cache][sdcm]") {
+  // Two 64 x 64 tiles of a 16 x 128 x 1024 GEMM, BLOCK_K 64, next to partition 0 on one GPC:
+  // both read A's 16 x 64 block (2 KB, rows of a whole line) 4 times a k-step (64 rows over
+  // 16), of which a lone CTA looks one up. Tile 0 misses near (1 block) and far for the half
+  // homed in the other partition (0.5). The coalescer merges about four requests a sector
+  // (ncu_share.csv), and tile 1's four copies are four requests: they fill the merge, so tile 1
+  // is looked up as a follower past the GPC's first four, 1 in 4 of its first request and 3/4
+  // of a copy, one lookup a tile (ncu_wrapped_grid.csv: 1.00-1.02 a CTA on 2-8 CTAs at 2
+  // stages), a hit; where its first request merged whole as a lone follower's, it made none.
+  auto hw = h200_like();
+  hw.l2.slot_partition = {all_on_partition_0()};
+  hw.l2.grid_partition = {{.ctas = 2, .partition = {0, 0}}};
+  hw.l2.grid_gpc = {{.ctas = 2, .partition = {0, 0}}};
+  auto p = gemm(16, 128, 1024, 64, 64, 1, 2, 4);
+  p.block_k = 64;
+  const auto a = cache::SdcmCacheModel().analyze(kernels::lift_gemm(p), hw).accesses[0];
+  REQUIRE(a.tensor == "A");
+  const double block = 16.0 * 64 * 2, steps = 1024 / 64;
+  CHECK(a.requested_bytes == Approx(2 * 4 * block * steps));
+  CHECK(a.l2_lookup_bytes == Approx(2.5 * block * steps));
+  CHECK(a.l2_far_lookup_bytes == Approx(0.5 * block * steps));
+  CHECK(a.l2_hit_bytes == Approx(1 * block * steps));
+  CHECK(a.dram_bytes == Approx(block * steps));
+}

@@ -77,13 +77,18 @@ Tally::DomainRun* domain_run(Tally& t, Tally::DomainRun* runs, const StreamAcces
 // reads merge (lrc_window.py --domains), so a GPC's first reader of the block looks it up (a
 // hit, its fill found in flight or there); of its GPC's readers in lockstep the first four make
 // one lookup (ncu_share.csv: 2 and 4 readers 1.01 and 1.02 lookups a sector, 8 readers 2.05),
-// and past them one in `merge_per_lookup` is looked up, as across a partition.
-double domain_looked(Tally::DomainRun& domain, const Tally::Run& run, double looked, std::int64_t merge_per_lookup) {
+// and past them one in `merge_per_lookup` is looked up, as across a partition. The four are
+// requests: a tile wider than the tensor asks for its wrapped rows `copies` times, and those
+// fill the merge as other readers would (ncu_wrapped_grid.csv: 4 copies of a row, one lookup
+// a CTA on 2-8 CTAs at 2 stages).
+double domain_looked(Tally::DomainRun& domain, const Tally::Run& run, double looked, std::int64_t merge_per_lookup,
+                     std::int64_t copies) {
   if (domain.number != run.number) {
     domain = {.number = run.number, .followers = 0};
     return 1;
   }
-  return ++domain.followers < merge_per_lookup ? 0 : looked;
+  domain.followers += copies;
+  return domain.followers < merge_per_lookup ? 0 : looked;
 }
 
 // One sampled wave's accesses into the sums (and maps) of a tally: the bytes of one tile's
@@ -143,7 +148,7 @@ class WaveTally {
       Tally::DomainRun* domain = pa.domains ? domain_run(t, pa.domains, sa) : nullptr;
       if (run->age + sa.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
         run->age += sa.gap_same;
-        const double odds = domain ? domain_looked(*domain, *run, pa.looked, t.merge_per_lookup) : pa.looked;
+        const double odds = domain ? domain_looked(*domain, *run, pa.looked, t.merge_per_lookup, pa.copies) : pa.looked;
         const double in_flight = 1 - run->hit, present = run->age < t.hit_window ? run->hit : 0.0;
         o = Outcome{.near_hit = run->hit - present * (1 - odds) + in_flight * odds,
                     .pending = in_flight,
