@@ -16,6 +16,9 @@ launches the corpus kernel on
            2-5 stages on 64 CTAs; 2 copies (M = 32) on 64; and unwrapped A (M = 64) on 8 and 64 CTAs
            as the control;
   gridwide (--set gridwide) the 64-byte rows on 64-344 CTAs (M = 16 and 32), 2 and 5 stages;
+  shared   (--set shared) no copies: A's 64 rows (one row of 64 x 64 tiles) read by 8-264 CTAs
+           at once, BLOCK_K 32, 64 and 128, 2, 3 and 5 stages: how the share of a shared block's
+           requests that reach a lookup moves with the row's bytes, the stages and the readers;
 
 under Nsight Compute (cold L2, --clock-control none), and reads per launch: the LDGSTS
 instructions and their L1TEX requests and sectors (bypass), the sectors L1TEX received from
@@ -79,8 +82,16 @@ def gridwide_cases():
     return out
 
 
+def shared_cases():
+    """--set shared: A unwrapped (M = BLOCK_M = 64), one row of CTAs along N, each its own B."""
+    return [("shared", 64, 64 * n, K_SINGLE, 64, 64, bk, 1, st, 4)
+            for n in (8, 32, 64, 132, 264) for bk in (32, 64, 128) for st in (2, 3, 5)]
+
+
 def cases(which="wrapped"):
     """(label, M, N, K, block_m, block_n, block_k, group_m, stages, warps)."""
+    if which == "shared":
+        return shared_cases()
     if which == "grid":
         return grid_cases()
     if which == "gridwide":
@@ -221,8 +232,8 @@ def compare(cli, name="ncu_wrapped_grid.csv"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
-    ap.add_argument("which", nargs="?", default="wrapped", choices=["wrapped", "grid", "gridwide"], help="target's set")
-    ap.add_argument("--set", default="wrapped", choices=["wrapped", "grid", "gridwide"])
+    ap.add_argument("which", nargs="?", default="wrapped", choices=["wrapped", "grid", "gridwide", "shared"], help="target's set")
+    ap.add_argument("--set", default="wrapped", choices=["wrapped", "grid", "gridwide", "shared"])
     ap.add_argument("--compare", nargs="?", const="ncu_wrapped_grid.csv", metavar="CSV",
                     help="no GPU: ncu_wrapped_grid.csv (or ncu_wrapped_gridwide.csv) against the model")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "..", "build", "bin", "tilesight-cli"))
