@@ -288,14 +288,9 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
   const WaveTime& first = waves.waves.full_waves > 0 ? waves.full : waves.tail;
   for (const auto& la : first.loops) pred.loops.push_back(loop_report(la));
 
-  for (std::size_t r = 0; r < kResourceCount; ++r) {
-    pred.busy_us[r] = busy_clocked[r] * kUs;
-    pred.utilization[r] = pred.latency_us > 0 ? std::min(1.0, pred.busy_us[r] / pred.latency_us) : 0;
-  }
-  pred.bottleneck = static_cast<Resource>(
-      std::max_element(pred.utilization.begin(), pred.utilization.end()) - pred.utilization.begin());
+  for (std::size_t r = 0; r < kResourceCount; ++r) pred.busy_us[r] = busy_clocked[r] * kUs;
   pred.flops = program_flops(program);
-  pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
+  report::rate_resources(pred);
   fill_cache(pred, program, hw, traffic, resident);
   if (options.timeline) pred.timeline = build_timeline(program, first, options.timeline_iterations);
   if (options.diagnosis) pred.diagnosis = report::diagnose(pred);

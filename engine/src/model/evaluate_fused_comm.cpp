@@ -157,11 +157,7 @@ Result<report::Prediction> evaluate_fused_comm(const kernels::FusedCommParams& p
   pred.network.compute_us = compute_s * kUs;
   pred.network.overlap_rate = comm_s > 0 ? std::clamp((comm_s + compute_s - (total - (p.overlap == kernels::Overlap::kNone ? 0 : launch))) / comm_s, 0.0, 1.0) : 0;
   pred.busy_us[index(Resource::kNet)] = pred.network.links.empty() ? 0 : pred.network.links.front().busy_us;
-  for (std::size_t r = 0; r < kResourceCount; ++r)
-    pred.utilization[r] = pred.latency_us > 0 ? std::min(1.0, pred.busy_us[r] / pred.latency_us) : 0;
-  pred.bottleneck = static_cast<Resource>(std::max_element(pred.utilization.begin(), pred.utilization.end()) -
-                                          pred.utilization.begin());
-  pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
+  report::rate_resources(pred);
   pred.diagnosis.insert(
       pred.diagnosis.begin(),
       std::string(gather ? "all_gather" : "reduce_scatter") + " of " + report::format_bytes(request.bytes) + " (" +

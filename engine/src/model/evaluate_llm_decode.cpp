@@ -208,11 +208,7 @@ Result<report::Prediction> evaluate_llm_decode(const kernels::LlmDecodeParams& p
   double comm_s = 0;
   for (const auto& c : s.collectives) comm_s += c.cost.total_s;
   pred.busy_us[index(Resource::kNet)] = comm_s * kUs;
-  for (std::size_t r = 0; r < kResourceCount; ++r)
-    pred.utilization[r] = pred.latency_us > 0 ? std::min(1.0, pred.busy_us[r] / pred.latency_us) : 0;
-  pred.bottleneck = static_cast<Resource>(std::max_element(pred.utilization.begin(), pred.utilization.end()) -
-                                          pred.utilization.begin());
-  pred.achieved_flops_per_s = pred.flops / (pred.latency_us * 1e-6);
+  report::rate_resources(pred);
   pred.serve.step_us = pred.latency_us;
   pred.serve.tokens_per_s = static_cast<double>(p.batch * p.dp) / (pred.latency_us * 1e-6);
   pred.serve.per_layer_us = s.per_layer;

@@ -181,11 +181,7 @@ Result<report::Prediction> evaluate_ulysses(const kernels::UlyssesParams& p, con
   pred.network.overlap_rate =
       s.comm_alone > 0 ? std::clamp((s.comm_alone + compute_alone - t_body) / s.comm_alone, 0.0, 1.0) : 0;
   pred.busy_us[index(Resource::kNet)] = pred.network.links.empty() ? 0 : pred.network.links.front().busy_us;
-  for (std::size_t r = 0; r < kResourceCount; ++r)
-    pred.utilization[r] = pred.latency_us > 0 ? std::min(1.0, pred.busy_us[r] / pred.latency_us) : 0;
-  pred.bottleneck = static_cast<Resource>(std::max_element(pred.utilization.begin(), pred.utilization.end()) -
-                                          pred.utilization.begin());
-  pred.achieved_flops_per_s = pred.latency_us > 0 ? pred.flops / (pred.latency_us * 1e-6) : 0;
+  report::rate_resources(pred);
   pred.diagnosis.insert(pred.diagnosis.begin(),
                         "all_to_all in " + report::format_bytes(in_bytes) + " and out " +
                             report::format_bytes(out_bytes) + " (inferred from placement: sequence shards <-> head shards; " +

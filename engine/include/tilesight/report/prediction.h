@@ -221,4 +221,13 @@ struct Prediction {
   std::vector<std::string> warnings;
 };
 
+// From busy_us, latency_us and flops: each resource's utilization (busy over the latency, at
+// most 1), the bottleneck (the busiest resource) and the achieved FLOP/s.
+inline void rate_resources(Prediction& p) {
+  for (std::size_t r = 0; r < kResourceCount; ++r)
+    p.utilization[r] = p.latency_us > 0 ? std::min(1.0, p.busy_us[r] / p.latency_us) : 0;
+  p.bottleneck = static_cast<Resource>(std::max_element(p.utilization.begin(), p.utilization.end()) - p.utilization.begin());
+  p.achieved_flops_per_s = p.latency_us > 0 ? p.flops / (p.latency_us * 1e-6) : 0;
+}
+
 }  // namespace tilesight::report
