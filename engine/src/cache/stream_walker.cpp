@@ -129,7 +129,10 @@ void StreamWalker::start(const TileSequence& tiles, const StreamInput& input, co
   own_.resize(static_cast<std::size_t>(shape_.groups));
   foreign_.resize(static_cast<std::size_t>(shape_.groups));
   loaded_ = nullptr;
-  constexpr std::size_t kRecentWaves = 8;
+  // Room for every wave one walk loads (its samples and the three waves before each: up to
+  // about 30), so that the next plan with the same timing (another group_m or order, as a
+  // search issues them) finds them all: the 180 bench plans 224 -> 221 M instructions.
+  constexpr std::size_t kRecentWaves = 32;
   recent_.resize(kRecentWaves);
   if (shape_.tile_starts)  // measured starts are known by address only: none of them kept
     for (Phases& p : recent_) p.wave = -1;
