@@ -30,8 +30,9 @@ order), so that each row says which copies share a warp instruction.
   python3 tests/validation/h200/ncu_wrapped.py --out DIR [--set grid]     (on the H200, ~2 min)
       -> DIR/ncu_wrapped.csv, DIR/ncu_wrapped_raw.csv (ncu's CSV; ncu_wrapped_grid*.csv with --set grid)
   python3 tests/validation/h200/ncu_wrapped.py target [grid]             (what ncu runs)
-  python3 tests/validation/h200/ncu_wrapped.py --compare [--cli PATH]    (no GPU: the grid set
-      against tilesight-cli's lookups)
+  python3 tests/validation/h200/ncu_wrapped.py --compare [CSV] [--cli PATH]    (no GPU: the grid
+      set, or ncu_wrapped_gridwide.csv / ncu_wrapped_shared.csv, against tilesight-cli's lookups,
+      with the mean abs error and bias over the rows)
 """
 import argparse
 import csv
@@ -215,6 +216,7 @@ def compare(cli, name="ncu_wrapped_grid.csv"):
     with open(os.path.join(HERE, name)) as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     print("    M     N  block_m block_k stages CTAs copies   A lookups a CTA a sector: ncu  model")
+    errors = []
     for r in rows:
         x = {k: int(r[k]) for k in ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps")}
         plan = json.dumps({"kernel": "gemm", "hardware": "h200", "params": {**x, "dtype": "bf16"}})
@@ -227,6 +229,10 @@ def compare(cli, name="ncu_wrapped_grid.csv"):
         copies = -(-x["block_m"] // x["M"])
         print(f"{x['M']:5d} {x['N']:5d} {x['block_m']:8d} {x['block_k']:7d} {x['stages']:6d} {ctas:4d} {copies:6d}"
               f"   {ncu:34.2f} {model:6.2f}")
+        errors.append(model - ncu)
+    if errors:
+        print(f"{len(errors)} rows: mean abs error {sum(map(abs, errors)) / len(errors):.3f} lookups a CTA a sector, "
+              f"bias {sum(errors) / len(errors):+.3f}")
 
 
 def main():
