@@ -1,6 +1,6 @@
 // The l2 group's table-valued profile leaves (engine/src/hw/profile_tables.cpp): cyclic_hit,
-// async_per_sm, slot_partition, grid_partition and grid_gpc, each rejected with the JSON path of
-// the bad entry and why.
+// async_per_sm, short_row_lookups, slot_partition, grid_partition and grid_gpc, each rejected
+// with the JSON path of the bad entry and why.
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -40,6 +40,19 @@ TEST_CASE("the l2 tables name the entry that breaks them and why", "[hw]") {
   path["l2"]["async_per_sm"]["source"] = "";
   path["l2"]["async_per_sm"]["value"] = {{1, 2.4e11}};
   CHECK(has_error(tilesight::hw::parse_profile(path).errors(), "l2.async_per_sm.source: must not be empty"));
+
+  json rows = doc;
+  REQUIRE(tilesight::hw::parse_profile(rows).value().l2.short_row_lookups.size() == 6);
+  rows["l2"]["short_row_lookups"]["value"] = {{98304, 0.257}, {98304, 0.309}};
+  CHECK(has_error(tilesight::hw::parse_profile(rows).errors(),
+                  "l2.short_row_lookups.value[1]: bytes in flight must increase from 0 and shares lie in (0, 1], got "
+                  "[98304,0.309]"));
+  rows["l2"]["short_row_lookups"]["value"] = {{98304, 1.5}};
+  CHECK(has_error(tilesight::hw::parse_profile(rows).errors(),
+                  "l2.short_row_lookups.value[0]: bytes in flight must increase from 0 and shares lie in (0, 1], got "
+                  "[98304,1.5]"));
+  rows["l2"].erase("short_row_lookups");
+  CHECK(tilesight::hw::parse_profile(rows).value().l2.short_row_lookups.empty());  // absent: one in four
 
   json slots = doc;
   const std::string ones(132, '1');

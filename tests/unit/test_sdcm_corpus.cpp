@@ -140,7 +140,10 @@ void check(const Scores& s, std::size_t min_rows, double max_mae, double max_dra
 
 TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cache][validation]") {
   // 1160 Triton GEMM launches under ncu (cold L2), 828 of them clean. Regression bounds, not
-  // goals: the model stands at 4.08 pp MAE and 0.07% median DRAM-read error (bias +1.4; 4.06, +1.2
+  // goals: the model stands at 3.80 pp MAE and 0.07% median DRAM-read error (bias +1.5; 4.02, +1.6
+  // while one-wave grids' rows of 64 bytes merged by the rules of whole lines, not at the
+  // measured l2.short_row_lookups, ncu_wrapped.py --law; 4.08, +1.4 while a GPC's four merges
+  // counted readers, not requests (a tile's wrapped copies); 4.06, +1.2
   // while a small grid's reads merged across its partition, not only within a GPC,
   // StreamShape::domain_of_slot; 4.15, +1.3
   // while grids smaller than the GPU took the full grid's slot map, not l2.grid_partition; 4.13, +1.1
@@ -168,7 +171,7 @@ TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cac
   // the measured SM-to-partition map, sm_partition.cu; 6.71 pp before the wrapped copies'
   // lookups, ncu_wrapped.csv; 7.07 pp before the tiles' own speeds, tile_rate_sd;
   // tests/validation/h200/l2_residuals.py).
-  check(score({"l2_hit_sweep.csv", "l2_hit_corpus.csv"}), 800, 4.5, 0.03);
+  check(score({"l2_hit_sweep.csv", "l2_hit_corpus.csv"}), 800, 4.2, 0.03);
 }
 
 TEST_CASE("L2 hit rate of spilling launches counts their spilled sectors", "[cache][validation]") {

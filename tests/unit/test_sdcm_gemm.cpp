@@ -272,6 +272,53 @@ TEST_CASE("wrapped rows of part of a line: merged as whole lines while in flight
   CHECK(apart.accesses[0].l2_hit_bytes == Approx(28 * block * steps).epsilon(0.01));
 }
 
+TEST_CASE("rows of part of a line are looked up at the measured share of their requests", "[cache][sdcm]") {
+  // l2.short_row_lookups: a block of 64-byte rows (BLOCK_K 32, bf16) shared by a one-wave
+  // grid's tiles is looked up at a share of its requests that rises with the bytes in flight
+  // (ncu_wrapped.py --law), copies and other tiles' reads alike. A flat share of 0.5 here, one
+  // partition, the tiles in lockstep inside one fill window.
+  auto one = h200_like();
+  one.l2.partitions = 1;
+  one.l2.short_row_lookups = {{0, 0.5}};
+  const cache::SdcmCacheModel lockstep({.skew_per_iteration = 0.0, .fill_window = 1e9});
+  // 8 tiles of 64 x 64 reading A's 64 rows (no copies): tile 0's miss, then each of the other
+  // 7 looked up with odds 0.5 (hits on the fill in flight): 4.5 blocks of lookups a k-step,
+  // 3.5 of them hits, 3.5 merged. Rows of whole lines keep one in four: 1 + 7 / 4.
+  auto p = gemm(64, 512, 1024, 64, 64, 1, 2, 4);
+  p.block_k = 32;
+  const double block = 64.0 * 32 * 2, steps = 1024 / 32;
+  const auto a = lockstep.analyze(kernels::lift_gemm(p), one).accesses[0];
+  REQUIRE(a.tensor == "A");
+  CHECK(a.l2_lookup_bytes == Approx(4.5 * block * steps));
+  CHECK(a.l2_hit_bytes == Approx(3.5 * block * steps));
+  CHECK(a.l2_merged_bytes == Approx(3.5 * block * steps));
+  p.block_k = 64;
+  const auto whole = lockstep.analyze(kernels::lift_gemm(p), one).accesses[0];
+  CHECK(whole.l2_lookup_bytes == Approx(2.75 * 2 * block * 1024 / 64));
+  // Wrapped copies are requests too: 2 tiles of 64 rows over M = 16 ask for A's 16 x 32 block
+  // 4 times each; half of each tile's 4 requests are looked up, 2 a tile: tile 0's miss and
+  // one more, tile 1's two (hits). Without the table a lone tile looks up one copy in four.
+  auto w = gemm(16, 128, 1024, 64, 64, 1, 2, 4);
+  w.block_k = 32;
+  const double row_block = 16.0 * 32 * 2;
+  const auto c = lockstep.analyze(kernels::lift_gemm(w), one).accesses[0];
+  CHECK(c.requested_bytes == Approx(2 * 4 * row_block * steps));
+  CHECK(c.l2_lookup_bytes == Approx(4 * row_block * steps));
+  CHECK(c.l2_hit_bytes == Approx(3 * row_block * steps));
+  CHECK(c.dram_bytes == Approx(row_block * steps));
+  // Launches of more than one wave keep the other rules (the table was measured on one-wave
+  // grids): 64 tiles on 2 SMs look A up as without it.
+  auto few = one;
+  few.sm_count = 2;
+  auto wide = gemm(64, 4096, 1024, 64, 64, 1, 2, 4);
+  wide.block_k = 32;
+  const auto many = lockstep.analyze(kernels::lift_gemm(wide), few);
+  REQUIRE(many.accesses[0].requested_bytes == Approx(64 * block * steps));
+  few.l2.short_row_lookups.clear();
+  CHECK(many.accesses[0].l2_lookup_bytes ==
+        Approx(lockstep.analyze(kernels::lift_gemm(wide), few).accesses[0].l2_lookup_bytes));
+}
+
 TEST_CASE("columns wrapped in copies of whole lines coalesce", "[cache][sdcm]") {
   // 8192 x 64 x 4096 bf16, 64 x 256 tiles: B's 64-column rows (128 bytes) 4 times in each
   // row of the tile; ncu (ncu_wrapped.csv, l2_hit_corpus.csv) looks each up once per tile.

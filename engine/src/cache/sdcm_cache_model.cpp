@@ -115,6 +115,10 @@ std::vector<AccessPlan> plan_accesses(const plan::TileProgram& p, double line_by
     ap.repeats = w.looked_up;
     ap.part_lines = w.part_lines;
     ap.part_rows = w.part_rows;
+    if (const plan::Tensor* t = p.find_tensor(a.tensor); t && !a.tile_shape.empty() && line_bytes > 0 && !w.part_lines) {
+      const std::int64_t row = std::min(a.tile_shape.back(), t->shape.back());
+      ap.short_rows = std::fmod(static_cast<double>(row) * dtype_bytes(t->dtype), line_bytes) != 0;
+    }
     ap.multicast = multicast_of(p, a.tensor);
     ap.via_registers = via_registers_of(p, a.tensor);
     ap.edge_bytes = detail::tma_edge_bytes(p, a);
@@ -187,6 +191,34 @@ void at_least_cold_misses(CacheTraffic& traffic, const std::vector<AccessPlan>& 
   }
 }
 
+// The share of a short-row block's requests looked up (Tally::short_row_looked): the
+// profile's l2.short_row_lookups at the bytes a one-wave launch keeps in flight, its CTAs x
+// (stages - 1) x their loads of a k-step, between its points (their ends past them). 0 without
+// the table or a short-row access, and for launches of more than one wave: the table was
+// measured on one-wave grids, and on the held-out many-wave shapes it would take 0.16 pp
+// (4.47 -> 4.63) where held out 4 gains 0.15.
+double short_row_looked(const plan::TileProgram& program, const hw::HardwareSpec& hw,
+                        const std::vector<AccessPlan>& plans, std::int64_t slots) {
+  const auto& law = hw.l2.short_row_lookups;
+  const std::int64_t tiles = program.grid.tiles();
+  if (law.empty() || tiles > slots ||
+      std::none_of(plans.begin(), plans.end(), [](const AccessPlan& ap) { return ap.short_rows && !ap.access->write; }))
+    return 0;
+  double per_stage = 0, stages = 1;
+  for (const AccessPlan& ap : plans) {
+    if (ap.access->write) continue;
+    per_stage += ap.request_bytes;
+    if (const plan::Loop* loop = program.find_loop(ap.access->loop))
+      stages = std::max(stages, static_cast<double>(loop->stages));
+  }
+  const double in_flight = static_cast<double>(tiles) * (stages - 1) * per_stage;
+  if (in_flight <= law.front()[0]) return law.front()[1];
+  for (std::size_t i = 1; i < law.size(); ++i)
+    if (in_flight < law[i][0])
+      return law[i - 1][1] + (in_flight - law[i - 1][0]) / (law[i][0] - law[i - 1][0]) * (law[i][1] - law[i - 1][1]);
+  return law.back()[1];
+}
+
 // Step 1: what the walk reads, from the program and the hardware.
 struct Prepared {
   LaunchOrderSpec spec;
@@ -194,6 +226,7 @@ struct Prepared {
   std::vector<AccessPlan> plans;
   Levels lv;
   StreamShape shape;
+  double short_row_looked = 0;  // Tally::short_row_looked
 };
 
 Prepared prepare(const plan::TileProgram& program, const hw::HardwareSpec& hw, const SdcmOptions& options) {
@@ -210,6 +243,7 @@ Prepared prepare(const plan::TileProgram& program, const hw::HardwareSpec& hw, c
   const std::int64_t tiles = program.grid.tiles(), persistent = p.order->resident_ctas();
   const bool clustered = program.schedule.cluster_rows * program.schedule.cluster_cols > 1;
   assign_groups(p.shape, hw, p.lv, clustered ? 0 : persistent > 0 ? std::min(tiles, persistent) : tiles);
+  p.short_row_looked = short_row_looked(program, hw, p.plans, p.shape.slots);
   return p;
 }
 
@@ -227,7 +261,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
     k.add(ap.access->tensor).add(ap.access->write).add(static_cast<std::int64_t>(ap.access->reuse_dims.size()));
     for (const auto& r : ap.access->reuse_dims) k.add(r);
     k.add(ap.block_bytes).add(ap.request_bytes).add(ap.executions).add(ap.unique_bytes).add(ap.copies).add(ap.repeats).add(ap.part_lines);
-    k.add(ap.access->revisit).add(ap.multicast).add(ap.edge_bytes).add(ap.via_registers);
+    k.add(ap.access->revisit).add(ap.multicast).add(ap.edge_bytes).add(ap.via_registers).add(ap.short_rows);
   }
   k.add(program.schedule.cluster_rows).add(program.schedule.cluster_cols);
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
@@ -237,7 +271,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   for (const std::int32_t g : p.shape.group_of_slot) groups = (groups ^ static_cast<std::uint64_t>(g)) * 1099511628211ull;
   k.add(static_cast<std::int64_t>(groups));
   k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.wave_budget_tiles).add(o.tile_maps).add(o.exact);
-  k.add(p.shape.fill_window).add(p.shape.hit_window).add(o.merge_per_lookup);
+  k.add(p.shape.fill_window).add(p.shape.hit_window).add(o.merge_per_lookup).add(p.short_row_looked);
   k.add(static_cast<std::int64_t>(o.tile_starts.size()));
   for (const double s : o.tile_starts) k.add(s);
   return k.str();
@@ -293,6 +327,7 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
     t.fill_window = p.shape.fill_window;
     t.hit_window = p.shape.hit_window;
     t.merge_per_lookup = std::max<std::int64_t>(1, options.merge_per_lookup);
+    t.short_row_looked = p.short_row_looked;
     for (const AccessPlan& ap : p.plans)  // stores are never touched by the stream
       t.runs.emplace_back(
           ap.access->write ? 0 : static_cast<std::size_t>(ap.keys.count() * p.lv.groups),

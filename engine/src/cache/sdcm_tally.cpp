@@ -104,6 +104,7 @@ class WaveTally {
     for (std::size_t a = 0; a < n; ++a) {
       const AccessPlan& ap = c.plans[a];
       const double bytes = ap.block_bytes * ap.executions * c.weight;
+      const bool short_rows = ap.short_rows && t.short_row_looked > 0 && ap.multicast <= 1 && !ap.via_registers;
       per[a] = {.runs = !t.runs.empty() && ap.block_bytes > 0 ? t.runs[a].data() : nullptr,
                 .domains = !t.domain_runs.empty() && ap.block_bytes > 0 && !ap.via_registers && ap.multicast <= 1
                                ? t.domain_runs[a].data()
@@ -113,7 +114,8 @@ class WaveTally {
                 .repeats = ap.repeats,
                 .part_lines = ap.part_lines,
                 .part_rows = ap.part_rows,
-                .looked = ap.multicast > 1 || ap.via_registers ? 1.0 : looked,
+                .looked = short_rows ? t.short_row_looked : ap.multicast > 1 || ap.via_registers ? 1.0 : looked,
+                .short_rows = short_rows,
                 .tile_bytes = bytes,
                 .req = bytes * weight};
     }
@@ -148,8 +150,13 @@ class WaveTally {
       Tally::DomainRun* domain = pa.domains ? domain_run(t, pa.domains, sa) : nullptr;
       if (run->age + sa.gap_same < t.fill_window) {  // an open run (none yet: age infinite)
         run->age += sa.gap_same;
-        const double odds = domain ? domain_looked(*domain, *run, pa.looked, t.merge_per_lookup, pa.copies) : pa.looked;
-        const double in_flight = 1 - run->hit, present = run->age < t.hit_window ? run->hit : 0.0;
+        // Rows of part of a line: every request of the run's block, in flight or present, is
+        // looked up at the measured share (short_row_looked), GPC or not.
+        const double odds = pa.short_rows ? pa.looked
+                            : domain  ? domain_looked(*domain, *run, pa.looked, t.merge_per_lookup, pa.copies)
+                                      : pa.looked;
+        const double in_flight = 1 - run->hit,
+                     present = run->age < t.hit_window || pa.short_rows ? run->hit : 0.0;
         o = Outcome{.near_hit = run->hit - present * (1 - odds) + in_flight * odds,
                     .pending = in_flight,
                     .merged = (in_flight + present) * (1 - odds),
@@ -161,7 +168,11 @@ class WaveTally {
     }
     add_sums(*pa.sums, o, pa.req);
     // Without a fill window (an L1.5 tier, or switched off) repeats stay inside the SM.
-    const double looked_repeats = looked_copies(pa.copies, pa.repeats, pa.part_lines, pa.part_rows, o);
+    // A short row's wrapped copies are requests like other tiles': of the tile's copies (its
+    // first request included) the share short_row_looked is looked up.
+    const double looked_repeats =
+        pa.short_rows && pa.part_rows ? std::max(0.0, static_cast<double>(pa.copies) * pa.looked - (1 - o.merged))
+                                      : looked_copies(pa.copies, pa.repeats, pa.part_lines, pa.part_rows, o);
     Outcome rep;
     const bool repeats = looked_repeats > 0 && run;
     if (repeats) {
@@ -184,6 +195,7 @@ class WaveTally {
     std::int64_t copies, repeats;
     bool part_lines, part_rows;
     double looked;
+    bool short_rows;  // rows of part of a line, looked up at Tally::short_row_looked
     double tile_bytes, req;  // the bytes of one tile's touch, and what it stands for
   };
   std::size_t position(const StreamAccess& sa) const {  // in the maps: the sampled position

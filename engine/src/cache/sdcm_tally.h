@@ -31,6 +31,10 @@ struct AccessPlan {
   std::int64_t repeats = 1;
   bool part_lines = false;  // wrapped along the contiguous dim in copies of part of a line
   bool part_rows = false;   // wrapped along a strided dim in rows of part of a line
+  // The tile's rows along the contiguous dim are part of a line (64-byte rows: BLOCK_K 32 in
+  // bf16), not wrapped there: where Tally::short_row_looked is set, its block's requests are
+  // looked up at that share (sdcm_tally.cpp).
+  bool short_rows = false;
   // CTAs of a cluster sharing one TMA multicast of these loads (1: none). A multicast is looked
   // up once for the cluster and never merges with another cluster's (ncu_tma_multicast.csv).
   double multicast = 1;
@@ -78,6 +82,10 @@ struct Tally {
   double fill_window = 0;     // iterations
   double hit_window = 0;      // iterations a present block's read stays open (shorter than the fill window)
   std::int64_t merge_per_lookup = 1;  // followers of a fill in flight per L2 lookup
+  // The share of a short-row block's requests looked up, copies and other tiles' reads alike
+  // (hw::CacheLevel::short_row_lookups at the launch's bytes in flight); 0: the rules of rows of
+  // whole lines.
+  double short_row_looked = 0;
   std::vector<double> l2_hits, l2_lookups, near_hits, near_lookups, distance, count;
 };
 

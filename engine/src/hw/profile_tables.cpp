@@ -87,6 +87,18 @@ void read_async_per_sm(const json& leaf, HardwareSpec& spec, Errors& errors) {
   read_points(leaf, "l2.async_per_sm", "active SMs, bytes/s", valid, spec.l2.async_per_sm, spec, errors);
 }
 
+// l2.short_row_lookups: bytes in flight (increasing from 0) and the share of a shared block's
+// requests looked up (0..1, above 0).
+void read_short_row_lookups(const json& leaf, HardwareSpec& spec, Errors& errors) {
+  auto valid = [](const std::array<double, 2>& p, const std::array<double, 2>* last) {
+    return p[0] >= 0 && (!last || p[0] > (*last)[0]) && p[1] > 0 && p[1] <= 1
+               ? std::string()
+               : std::string("bytes in flight must increase from 0 and shares lie in (0, 1]");
+  };
+  read_points(leaf, "l2.short_row_lookups", "bytes in flight, share looked up", valid, spec.l2.short_row_lookups, spec,
+              errors);
+}
+
 // A map of launch slots to partitions (or GPCs) {"value": [[n, "0011..."], ...], "source":
 // "..."}: n (`count` names it; increasing from 1) and, for each launch slot, the digit of its
 // SM's partition (GPC), into `out` (SlotPartition::resident or GridPartition::ctas holds n).
@@ -159,6 +171,7 @@ void check_l2_tables(const HardwareSpec& spec, Errors& errors) {
 void read_l2_tables(const json& l2, HardwareSpec& spec, Errors& errors) {
   if (l2.contains("cyclic_hit")) read_cyclic_hit(l2.at("cyclic_hit"), spec, errors);
   if (l2.contains("async_per_sm")) read_async_per_sm(l2.at("async_per_sm"), spec, errors);
+  if (l2.contains("short_row_lookups")) read_short_row_lookups(l2.at("short_row_lookups"), spec, errors);
   if (l2.contains("slot_partition"))
     read_slot_map(l2.at("slot_partition"), "l2.slot_partition", "resident CTAs an SM", &SlotPartition::resident,
                   spec.l2.slot_partition, spec, errors);

@@ -30,9 +30,17 @@ order), so that each row says which copies share a warp instruction.
   python3 tests/validation/h200/ncu_wrapped.py --out DIR [--set grid]     (on the H200, ~2 min)
       -> DIR/ncu_wrapped.csv, DIR/ncu_wrapped_raw.csv (ncu's CSV; ncu_wrapped_grid*.csv with --set grid)
   python3 tests/validation/h200/ncu_wrapped.py target [grid]             (what ncu runs)
+  python3 tests/validation/h200/ncu_wrapped.py --law [--json | --check hw_profiles/h200.json]
+      (no GPU: l2.short_row_lookups, below)
   python3 tests/validation/h200/ncu_wrapped.py --compare [CSV] [--cli PATH]    (no GPU: the grid
       set, or ncu_wrapped_gridwide.csv / ncu_wrapped_shared.csv, against tilesight-cli's lookups,
       with the mean abs error and bias over the rows)
+
+l2.short_row_lookups (--law): the rows of 64 bytes (BLOCK_K 32) of the grid, gridwide and shared
+sets, each launch's lookups of A a CTA over its requests of each sector (its copies: 4, 2 or 1)
+against the bytes its CTAs keep in flight (CTAs x (stages - 1) x the tile's A and B bytes a
+stage); the median of each octave of bytes (2^18 and below in one), at the median bytes of its
+launches. Copies and other CTAs' reads of the block fall on one curve.
 """
 import argparse
 import csv
@@ -235,6 +243,44 @@ def compare(cli, name="ncu_wrapped_grid.csv"):
               f"bias {sum(errors) / len(errors):+.3f}")
 
 
+LAW_SETS = ("ncu_wrapped_grid.csv", "ncu_wrapped_gridwide.csv", "ncu_wrapped_shared.csv")
+
+
+def law_points():
+    """l2.short_row_lookups: [[bytes in flight, share of the requests looked up], ...]."""
+    import math
+    import statistics
+    octaves = {}
+    for name in LAW_SETS:
+        with open(os.path.join(HERE, name)) as f:
+            for r in csv.DictReader(line for line in f if not line.startswith("#")):
+                m, n, k, bm, bn, bk, st = (int(float(r[c])) for c in ("M", "N", "K", "block_m", "block_n", "block_k", "stages"))
+                if bk * 2 >= 128:  # rows of whole lines
+                    continue
+                ctas, copies = int(float(r["grid"])), -(-bm // m)
+                per_cta = (float(r["l2_read_sectors"]) - k * n * 2 / 32) / (m * k * 2 / 32) / ctas
+                in_flight = ctas * (st - 1) * (bm * bk + bk * bn) * 2
+                octaves.setdefault(max(18, round(math.log2(in_flight))), []).append((in_flight, per_cta / copies))
+    return [[round(statistics.median(b for b, _ in v)), round(statistics.median(s for _, s in v), 3)]
+            for _, v in sorted(octaves.items())]
+
+
+def law(as_json, check):
+    import json
+    points = law_points()
+    if check:
+        with open(check) as f:
+            have = json.load(f)["l2"]["short_row_lookups"]["value"]
+        if have != points:
+            sys.exit(f"{check}: l2.short_row_lookups is {have}, the sets give {points}")
+        print(f"{check}: l2.short_row_lookups matches the sets")
+    elif as_json:
+        print(json.dumps(points))
+    else:
+        for b, share in points:
+            print(f"{b / 1024:8.0f} KB in flight: {share:.3f} of the requests looked up")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
@@ -242,11 +288,16 @@ def main():
     ap.add_argument("--set", default="wrapped", choices=["wrapped", "grid", "gridwide", "shared"])
     ap.add_argument("--compare", nargs="?", const="ncu_wrapped_grid.csv", metavar="CSV",
                     help="no GPU: ncu_wrapped_grid.csv (or ncu_wrapped_gridwide.csv) against the model")
+    ap.add_argument("--law", action="store_true", help="no GPU: l2.short_row_lookups from the 64-byte rows")
+    ap.add_argument("--json", action="store_true", help="with --law: the profile's value")
+    ap.add_argument("--check", metavar="PROFILE", help="with --law: fail unless PROFILE holds the sets' value")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "..", "build", "bin", "tilesight-cli"))
     ap.add_argument("--out", default=HERE)
     ap.add_argument("--timeout", type=float, default=400)
     a = ap.parse_args()
-    if a.compare:
+    if a.law:
+        law(a.json, a.check)
+    elif a.compare:
         compare(a.cli, a.compare)
     elif a.mode == "target":
         target(record=False, which=a.which)

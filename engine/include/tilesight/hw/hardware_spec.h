@@ -112,6 +112,12 @@ struct CacheLevel {
   // merges only the reads of one GPC's SMs (hw_profiles/calibrate/lrc_window.py --domains).
   // Empty: reads merge across a partition's SMs.
   std::vector<GridPartition> grid_gpc;
+  // Where a tile's rows of an operand are part of a line (64-byte rows: BLOCK_K 32 in bf16),
+  // points (bytes the launch keeps in flight, the share of a shared block's requests looked
+  // up): the share rises with the load, where rows of whole lines keep the coalescer's one in
+  // merge_per_lookup (hw_profiles' source says which microbenchmark). Bytes increasing from 0,
+  // shares in (0, 1]. Empty: one in merge_per_lookup for every row.
+  std::vector<std::array<double, 2>> short_row_lookups;
 };
 
 struct HardwareSpec {
