@@ -47,7 +47,8 @@ double footprint_bytes(const plan::TileProgram& p, const plan::TensorAccess& a, 
 //    (16 x 4096, BLOCK_K 64-128: 1.0, 2.0-2.2 and 4.0 lookups) where the row is whole lines;
 //    rows of part of a line (`part_rows`) are looked up copy by copy where another tile's read
 //    left the block present (ncu_wrapped_gridwide.csv: 2.3-2.8 of 4 copies a CTA on 172-344
-//    CTAs, sdcm_tally.cpp);
+//    CTAs, sdcm_tally.cpp), in launches of more than one wave; one-wave grids look a share of
+//    them up that rises with the bytes in flight (l2.short_row_lookups, short_row_looked);
 //  - wrapped along the contiguous dim in copies of whole lines (B's columns, N = 64 or 128
 //    under BLOCK_N 128 / 256: 2 or 4 copies of a 128-byte line) they coalesce: one lookup;
 //  - in copies of part of a line (N = 16 or 32: 32- or 64-byte rows) most are looked up
