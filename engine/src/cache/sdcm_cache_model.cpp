@@ -193,26 +193,18 @@ void at_least_cold_misses(CacheTraffic& traffic, const std::vector<AccessPlan>& 
 }
 
 // The share of a short-row block's requests looked up (Tally::short_row_looked): the
-// profile's l2.short_row_lookups at the bytes a one-wave launch keeps in flight, its CTAs x
-// (stages - 1) x their loads of a k-step, between its points (their ends past them). 0 without
-// the table or a short-row access, and for launches of more than one wave: the table was
-// measured on one-wave grids, and on the held-out many-wave shapes it would take 0.16 pp
-// (4.47 -> 4.63) where held out 4 gains 0.15.
+// profile's l2.short_row_lookups at the bytes a one-wave launch keeps in flight
+// (StreamShape::bytes_in_flight), between its points (their ends past them). 0 without the
+// table or a short-row access, and for launches of more than one wave: the table was measured
+// on one-wave grids, and on the held-out many-wave shapes it would take 0.16 pp (4.47 -> 4.63)
+// where held out 4 gains 0.15.
 double short_row_looked(const plan::TileProgram& program, const hw::HardwareSpec& hw,
-                        const std::vector<AccessPlan>& plans, std::int64_t slots) {
+                        const std::vector<AccessPlan>& plans, const StreamShape& shape) {
   const auto& law = hw.l2.short_row_lookups;
-  const std::int64_t tiles = program.grid.tiles();
-  if (law.empty() || tiles > slots ||
+  if (law.empty() || program.grid.tiles() > shape.slots ||
       std::none_of(plans.begin(), plans.end(), [](const AccessPlan& ap) { return ap.short_rows && !ap.access->write; }))
     return 0;
-  double per_stage = 0, stages = 1;
-  for (const AccessPlan& ap : plans) {
-    if (ap.access->write) continue;
-    per_stage += ap.request_bytes;
-    if (const plan::Loop* loop = program.find_loop(ap.access->loop))
-      stages = std::max(stages, static_cast<double>(loop->stages));
-  }
-  const double in_flight = static_cast<double>(tiles) * (stages - 1) * per_stage;
+  const double in_flight = shape.bytes_in_flight;
   if (in_flight <= law.front()[0]) return law.front()[1];
   for (std::size_t i = 1; i < law.size(); ++i)
     if (in_flight < law[i][0])
@@ -244,7 +236,7 @@ Prepared prepare(const plan::TileProgram& program, const hw::HardwareSpec& hw, c
   const std::int64_t tiles = program.grid.tiles(), persistent = p.order->resident_ctas();
   const bool clustered = program.schedule.cluster_rows * program.schedule.cluster_cols > 1;
   assign_groups(p.shape, hw, p.lv, clustered ? 0 : persistent > 0 ? std::min(tiles, persistent) : tiles);
-  p.short_row_looked = short_row_looked(program, hw, p.plans, p.shape.slots);
+  p.short_row_looked = short_row_looked(program, hw, p.plans, p.shape);
   return p;
 }
 

@@ -29,6 +29,7 @@ struct LoopPace {
   double load_s = 0;       // the loads of an iteration of all resident tiles at the SM's path
   double ahead = 1;        // stages - 1: iterations a load is issued before its use
   double resident = 1;     // tiles an SM runs at once
+  double tile_bytes = 0;   // one tile's loads of an iteration (its SM's share of a multicast)
 };
 
 LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const std::vector<AccessPlan>& plans,
@@ -51,6 +52,7 @@ LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
   }
   const double per_sm = hw.l2.per_sm_bandwidth;
   const double load_s = per_sm > 0 ? load_bytes / per_sm : 0;
+  pace.tile_bytes = load_bytes / std::max(1.0, steps);
   pace.iteration_s = resident * std::max(tc_s, load_s) / std::max(1.0, steps);
   pace.load_s = resident * load_s / std::max(1.0, steps);
   pace.resident = resident;
@@ -163,6 +165,7 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   shape.fill_window =
       lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw, options.lockstep_iterations, rho));
   shape.hit_window = lv.l15 ? 0.0 : options.hit_window.value_or(derived_hit_window(pace, hw));
+  shape.bytes_in_flight = static_cast<double>(std::min(p.grid.tiles(), slots)) * pace.ahead * pace.tile_bytes;
   shape.foreign_share = lv.l15 ? 0.0 : 1.0 / static_cast<double>(lv.groups);
   shape.whole_stream = lv.l15;
   if (!options.tile_starts.empty()) shape.tile_starts = &options.tile_starts;
