@@ -21,13 +21,10 @@ ncu_share.py's kernel:
               unless something between the SMs and the L2 serves it. ncu's tex read lookups
               per distinct sector of A say which.
 
-Run on the H200 from the repository root (~1 min):
+Run on the H200 from the repository root (~1 min): ncu_share.py's ncu command (its docstring),
+with --kernel-name regex:pair_drift and ncu_tpc.py (--smid DIR/ncu_tpc_smid.csv) in place of
+ncu_share.py, into DIR/ncu_tpc_raw.csv; then
 
-  ncu --clock-control none --kernel-name regex:pair_drift --csv --page raw --print-units base \\
-      --metrics lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,\\
-lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,\\
-gpu__time_duration.sum \\
-      python3 tests/validation/h200/ncu_tpc.py --smid DIR/ncu_tpc_smid.csv > DIR/ncu_tpc_raw.csv
   python3 tests/validation/h200/ncu_tpc.py --parse DIR/ncu_tpc_raw.csv > tests/validation/h200/ncu_tpc.csv
 
 Launches go in the order of CONFIGS; --parse pairs ncu's rows with them by launch order.
