@@ -13,10 +13,13 @@ the ones the [validation] unit test scores: M, N, K multiples of 16 (else Triton
 to narrow loads) and no register spills (triton_gemm.csv's n_spills; local memory goes
 through L2). --all scores every row. Besides the hit rate it compares DRAM read bytes and
 shows ncu's L2 read lookups per requested sector (`merge`: tex read sectors over the sectors
-the tiles' loads ask for, A and B; 1 = no merging). --lookups also predicts that share for each
-row, `pred_merge` in --out (one `tilesight-cli predict --format json` a row, for its per-tensor
-merged bytes: slower)
-and prints its mean error against ncu's, by waves and stages. Plain Python, no packages.
+the tiles' loads ask for, A and B; 1 = no merging). The load-only line sets the model's
+`l2_load_hit_rate` (loads in both partitions) beside ncu's tex reads (the SMs' own partition):
+a rough view. --lookups predicts, row by row (one `tilesight-cli predict --format json` a row,
+for its per-tensor bytes: slower), that share (`pred_merge` in --out) and the near partition's
+load hit rate as ncu's tex reads count it (`pred_near_load`: A's and B's hits and lookups less
+the far partition's), and prints their errors against ncu's, the share by waves and stages.
+Plain Python, no packages.
 """
 import argparse
 import concurrent.futures
@@ -71,13 +74,18 @@ def params(x):
 
 
 def predicted_lookups(cli, x):
-    """The model's L2 lookups per requested sector of A and B: 1 - merged / requested."""
+    """The model's L2 lookups per requested sector of A and B (1 - merged / requested), and
+    its load hit rate in the near partition (%): the hits and lookups of A and B less the far
+    partition's, as ncu's tex reads count them (`meas_load`)."""
     plan = json.dumps({"kernel": "gemm", "hardware": "h200", "params": params(x)})
     out = subprocess.run([cli, "predict", "--format", "json", "-"], input=plan, capture_output=True, text=True,
                          check=True).stdout
     tensors = [t for t in json.loads(out)["tensors"] if t["tensor"] in ("A", "B")]
     requested = sum(t["requested_bytes"] for t in tensors)
-    return 1 - sum(t.get("l2_merged_bytes", 0) for t in tensors) / requested if requested > 0 else float("nan")
+    near = sum(t["l2_lookup_bytes"] - t["l2_far_lookup_bytes"] for t in tensors)
+    near_hits = sum(t["l2_hit_bytes"] - t["l2_far_hit_bytes"] for t in tensors)
+    return (1 - sum(t.get("l2_merged_bytes", 0) for t in tensors) / requested if requested > 0 else float("nan"),
+            100 * near_hits / near if near > 0 else float("nan"))
 
 
 def summary(rows):
@@ -159,16 +167,20 @@ def main():
     if load:
         print(f"load-only hit rate (tex reads, near partition): MAE "
               f"{statistics.fmean(abs(x['pred_load'] - x['meas_load']) for x in load):.2f} pp, bias "
-              f"{statistics.fmean(x['pred_load'] - x['meas_load'] for x in load):+.2f} pp; "
+              f"{statistics.fmean(x['pred_load'] - x['meas_load'] for x in load):+.2f} pp (the model's loads in both "
+              f"partitions: --lookups scores its near partition's); "
               f"ncu read lookups per requested sector: median {statistics.median(x['merge'] for x in load):.2f}")
     if a.lookups:
         rows_ = [x for x in scored if not math.isnan(x["merge"])]
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            for x, v in zip(rows_, pool.map(lambda x: predicted_lookups(a.cli, x), rows_)):
-                x["pred_merge"] = v
+            for x, (v, near) in zip(rows_, pool.map(lambda x: predicted_lookups(a.cli, x), rows_)):
+                x["pred_merge"], x["pred_near_load"] = v, near
         err = [x["pred_merge"] - x["merge"] for x in rows_]
         print(f"L2 read lookups per requested sector, model against ncu ({len(rows_)} rows): mean abs error "
               f"{statistics.fmean(abs(e) for e in err):.3f}, bias {statistics.fmean(err):+.3f}")
+        near = [x["pred_near_load"] - x["meas_load"] for x in rows_ if not math.isnan(x["pred_near_load"])]
+        print(f"load hit rate in the near partition (tex reads), model against ncu ({len(near)} rows): MAE "
+              f"{statistics.fmean(abs(e) for e in near):.2f} pp, bias {statistics.fmean(near):+.2f} pp")
         groups = {}
         for x, e in zip(rows_, err):
             groups.setdefault((x["stages"], "1 wave" if x["waves"] <= 1 else "more"), []).append((x, e))
@@ -196,7 +208,7 @@ def main():
 
     if a.out:
         cols = list(KEY) + ["cls", "clean", "spills", "waves", "meas", "pred", "err", "meas_load", "pred_load",
-                            "merge", "dram", "pred_dram", "dram_err"] + (["pred_merge"] if a.lookups else [])
+                            "merge", "dram", "pred_dram", "dram_err"] + (["pred_merge", "pred_near_load"] if a.lookups else [])
         with open(a.out, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(cols)
