@@ -74,18 +74,52 @@ def params(x):
 
 
 def predicted_lookups(cli, x):
-    """The model's L2 lookups per requested sector of A and B (1 - merged / requested), and
-    its load hit rate in the near partition (%): the hits and lookups of A and B less the far
-    partition's, as ncu's tex reads count them (`meas_load`)."""
+    """The model's L2 lookups and hits per requested sector of A and B, split as ncu counts them:
+    `near` the SMs' loads in their own partition (ncu's tex reads: A's and B's lookups less the
+    far partition's), `other` the rest (a near miss looked up again in its home partition, and
+    the stores); and `merge`, the near lookups a requested sector (1 - merged / requested)."""
     plan = json.dumps({"kernel": "gemm", "hardware": "h200", "params": params(x)})
     out = subprocess.run([cli, "predict", "--format", "json", "-"], input=plan, capture_output=True, text=True,
                          check=True).stdout
-    tensors = [t for t in json.loads(out)["tensors"] if t["tensor"] in ("A", "B")]
-    requested = sum(t["requested_bytes"] for t in tensors)
-    near = sum(t["l2_lookup_bytes"] - t["l2_far_lookup_bytes"] for t in tensors)
-    near_hits = sum(t["l2_hit_bytes"] - t["l2_far_hit_bytes"] for t in tensors)
-    return (1 - sum(t.get("l2_merged_bytes", 0) for t in tensors) / requested if requested > 0 else float("nan"),
-            100 * near_hits / near if near > 0 else float("nan"))
+    tensors = json.loads(out)["tensors"]
+    loads = [t for t in tensors if t["tensor"] in ("A", "B")]
+    requested = sum(t["requested_bytes"] for t in loads)
+    if requested <= 0:
+        return None
+    near = sum(t["l2_lookup_bytes"] - t["l2_far_lookup_bytes"] for t in loads)
+    near_hits = sum(t["l2_hit_bytes"] - t["l2_far_hit_bytes"] for t in loads)
+    lookups = sum(t["l2_lookup_bytes"] for t in tensors)
+    hits = sum(t["l2_hit_bytes"] for t in tensors)
+    return {"merge": 1 - sum(t.get("l2_merged_bytes", 0) for t in loads) / requested,
+            "near": near / requested, "near_hits": near_hits / requested,
+            "other": (lookups - near) / requested, "other_hits": (hits - near_hits) / requested}
+
+
+def measured_split(x):
+    """ncu's lookups and hits per requested sector, split as predicted_lookups splits the model's."""
+    req = x["requested"]
+    return {"near": x["tex"] / req, "near_hits": x["tex_hit"] / req,
+            "other": (x["sectors"] - x["tex"]) / req, "other_hits": (x["hit_sectors"] - x["tex_hit"]) / req}
+
+
+def print_split(rows):
+    """Where the hit rate's error sits: lookups and hits per requested sector in the SMs' own
+    partition and the rest (home partition and stores), model against ncu, by waves."""
+    print("lookups and hits a requested sector, ncu / model: near partition's loads (tex reads), the rest "
+          "(home partition, stores)")
+    print("  waves    rows   near lookups   near hits     near hit rate   rest lookups   rest hits      rest hit rate")
+    classes = {}
+    for x in rows:
+        classes.setdefault(wave_class(x), []).append(x)
+    for k, g in list(sorted(classes.items())) + [("all", rows)]:
+        m = [measured_split(x) for x in g]
+        p = [x["split"] for x in g]
+        mean = lambda v, key: statistics.fmean(d[key] for d in v)
+        cells = [f"{mean(m, c):.3f}/{mean(p, c):.3f}" for c in ("near", "near_hits")]
+        cells.append(f"{mean(m, 'near_hits') / mean(m, 'near'):.3f}/{mean(p, 'near_hits') / mean(p, 'near'):.3f}")
+        cells += [f"{mean(m, c):.3f}/{mean(p, c):.3f}" for c in ("other", "other_hits")]
+        cells.append(f"{mean(m, 'other_hits') / mean(m, 'other'):.3f}/{mean(p, 'other_hits') / mean(p, 'other'):.3f}")
+        print(f"  {k:>6}  {len(g):4d}   " + "   ".join(f"{c:>12}" for c in cells))
 
 
 def summary(rows):
@@ -136,6 +170,7 @@ def main():
             x.update(meas=float(r["l2_hit_pct"]), dram=float(r["dram_read_bytes"]),
                      tex=float(r.get("l2_tex_read_sectors") or "nan"),
                      tex_hit=float(r.get("l2_tex_read_hit_sectors") or "nan"),
+                     sectors=float(r.get("l2_sectors") or "nan"), hit_sectors=float(r.get("l2_hit_sectors") or "nan"),
                      spills=spills.get(tuple(x[c] for c in KEY), 0))
             x["cls"] = shape_class(x)
             x["clean"] = x["cls"] != "unaligned" and x["spills"] == 0
@@ -154,8 +189,8 @@ def main():
         x["err"] = x["pred"] - x["meas"]
         x["dram_err"] = p["dram_read_bytes"] / x["dram"] - 1
         grid = math.ceil(x["M"] / x["block_m"]) * math.ceil(x["N"] / x["block_n"])
-        requested = grid * (x["block_m"] + x["block_n"]) * x["K"] * 2 / 32  # bf16 A and B sectors
-        x["merge"] = x["tex"] / requested
+        x["requested"] = grid * (x["block_m"] + x["block_n"]) * x["K"] * 2 / 32  # bf16 A and B sectors
+        x["merge"] = x["tex"] / x["requested"]
         x["meas_load"] = 100 * x["tex_hit"] / x["tex"] if x["tex"] > 0 else float("nan")
 
     scored = rows if a.all else [x for x in rows if x["clean"]]
@@ -173,8 +208,12 @@ def main():
     if a.lookups:
         rows_ = [x for x in scored if not math.isnan(x["merge"])]
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            for x, (v, near) in zip(rows_, pool.map(lambda x: predicted_lookups(a.cli, x), rows_)):
-                x["pred_merge"], x["pred_near_load"] = v, near
+            for x, split in zip(rows_, pool.map(lambda x: predicted_lookups(a.cli, x), rows_)):
+                x["split"] = split
+        rows_ = [x for x in rows_ if x["split"]]
+        for x in rows_:
+            x["pred_merge"] = x["split"]["merge"]
+            x["pred_near_load"] = 100 * x["split"]["near_hits"] / x["split"]["near"]
         err = [x["pred_merge"] - x["merge"] for x in rows_]
         print(f"L2 read lookups per requested sector, model against ncu ({len(rows_)} rows): mean abs error "
               f"{statistics.fmean(abs(e) for e in err):.3f}, bias {statistics.fmean(err):+.3f}")
@@ -188,6 +227,7 @@ def main():
             g = groups[k]
             print(f"  stages {k[0]}, {k[1]:>6}: {len(g):4d} rows, ncu {statistics.fmean(x['merge'] for x, _ in g):.2f}, "
                   f"model {statistics.fmean(x['pred_merge'] for x, _ in g):.2f}")
+        print_split([x for x in rows_ if not math.isnan(x["sectors"])])
     table("shape class", scored, lambda x: x["cls"])
     table("tile (block_m x block_n)", scored, lambda x: f"{x['block_m']}x{x['block_n']}")
     table("group_m", scored, lambda x: x["group_m"])
