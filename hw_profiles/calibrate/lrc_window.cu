@@ -18,7 +18,10 @@
 //   delay    0-3200 ns
 // `domain [LEADERS]` instead: every other SM as the follower of each leader (default SM 0), no
 // delay, no load, cold lines: which SMs' reads merge at all. `fine`: SM 1 only, no load, cold
-// and warm, delays 0-500 ns in steps down to 16 ns (%globaltimer ticks every 32 ns).
+// and warm, delays 0-500 ns in steps down to 16 ns (%globaltimer ticks every 32 ns). `cross`:
+// follower SM 2 (the other partition) and SM 8 (the same one, the control), no load, cold
+// and warm lines, delays 0-1000 ns: which side's request reaches a line's home first (the per-source
+// hits, lrc_window.py --cross).
 // Build: nvcc -O3 -arch=sm_90a -o lrc_window lrc_window.cu
 // Run:   ./lrc_window configs.csv [domain [0,2,4]]   (writes the launch list; run it under ncu,
 //        see the .py)
@@ -114,6 +117,7 @@ int main(int argc, char** argv) {
   }
   const bool domain = argc > 2 && std::string(argv[2]) == "domain";
   const bool fine = argc > 2 && std::string(argv[2]) == "fine";
+  const bool cross = argc > 2 && std::string(argv[2]) == "cross";
   std::vector<int> leaders = {0};
   if (domain && argc > 3) {  // leaders: a comma-separated list of SMs
     leaders.clear();
@@ -154,6 +158,11 @@ int main(int argc, char** argv) {
   if (fine) {  // SM 1 only, no load, delays in steps of the timer's 32 ns
     followers = {1};
     delays = {0, 16, 32, 48, 64, 80, 96, 128, 160, 200, 250, 300, 350, 400, 500};
+    loads_run = 1;
+  }
+  if (cross) {  // the other partition's SM and a same-partition control, cold and warm lines, no load
+    followers = {2, 8};
+    delays = {0, 32, 64, 96, 128, 160, 200, 250, 300, 400, 500, 700, 1000};
     loads_run = 1;
   }
   const char* loads[] = {"none", "dram", "l2"};

@@ -13,12 +13,20 @@ Anywhere:
   python3 lrc_window.py --fine DIR
     SM 1 behind SM 0 only, no load, cold and warm lines, delays of 0-500 ns in finer steps
     -> DIR/lrc_fine.csv
+  python3 lrc_window.py --cross DIR
+    SM 2 (next to the other partition) and SM 8 (the same one) behind SM 0, no load, cold
+    and warm lines, delays 0-1000 ns, with the lookups and hits by source (the SMs' own partition,
+    srcunit_tex; the home partition, srcunit_ltcfabric): where both sides read a line within
+    the crossing, does the home side's own request miss first? -> DIR/lrc_cross.csv
+  python3 lrc_window.py --cross-table h200/lrc_cross.csv
   python3 lrc_window.py --parse RAW CONFIGS > h200/lrc_window.csv
   python3 lrc_window.py --table h200/lrc_window.csv
     the follower's merged share by delay, one column per pair, lines and load
 
 CSV: leader_sm, follower_sm, lines, load, delay_ns, xbar2gpc_sectors, lts2lrc_sectors, tex_read_sectors,
-     merged_share (of the follower's 8192 sectors: (xbar2gpc - lts2lrc) / 8192), duration_ns
+     merged_share (of the follower's 8192 sectors: (xbar2gpc - lts2lrc) / 8192), duration_ns;
+     --cross adds tex_read_hit_sectors, fabric_sectors, fabric_hit_sectors (and has no coalescer
+     counters: nan)
 """
 import argparse
 import collections
@@ -32,19 +40,27 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
            "lts__t_sectors_srcunit_tex_op_read.sum,gpu__time_duration.sum")
+# --cross's own set. ncu collects it in passes: replayed by application (the whole program again,
+# its flush included), as a kernel replay would find the lines warm
+CROSS_METRICS = ("lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
+                 "lts__t_sectors_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_ltcfabric_lookup_hit.sum,"
+                 "gpu__time_duration.sum")
 FOLLOWER_SECTORS = 256 * 32
 
 
-def run(out, domain=None, fine=False):
+def run(out, domain=None, fine=False, cross=False):
     exe = os.path.join(out, "lrc_window")
     subprocess.run(["nvcc", "-O3", "-arch=sm_90a", "-o", exe, os.path.join(HERE, "lrc_window.cu")], check=True)
-    name = "lrc_domain" if domain else "lrc_fine" if fine else "lrc_window"
+    name = "lrc_domain" if domain else "lrc_fine" if fine else "lrc_cross" if cross else "lrc_window"
     configs = os.path.join(out, f"{name}_configs.csv")
     raw = os.path.join(out, f"{name}_raw.csv")
     with open(raw, "w") as f:
-        subprocess.run(["ncu", "--clock-control", "none", "--cache-control", "none", "--kernel-name", "regex:lrc_pair",
-                        "--metrics", METRICS, "--csv", "--page", "raw", "--print-units", "base", exe, configs]
-                       + (["domain", domain] if domain else ["fine"] if fine else []), stdout=f, check=True)
+        subprocess.run(["ncu", "--clock-control", "none", "--cache-control", "none", "--kernel-name", "regex:lrc_pair"]
+                       + (["--replay-mode", "application"] if cross else []) + [
+                        "--metrics", CROSS_METRICS if cross else METRICS, "--csv", "--page", "raw",
+                        "--print-units", "base", exe, configs]
+                       + (["domain", domain] if domain else ["fine"] if fine else ["cross"] if cross else []),
+                       stdout=f, check=True)
     with open(os.path.join(out, f"{name}.csv"), "w", newline="") as f:
         parse(raw, configs, f)
     os.remove(exe)
@@ -59,14 +75,48 @@ def parse(raw, configs, out=sys.stdout):
     if len(rows) != len(launches):
         raise SystemExit(f"{len(rows)} profiled launches, {len(launches)} configs")
     num = lambda r, m: float(r[m].replace(",", ""))  # noqa: E731
+    cross = bool(rows) and "lts__t_sectors_srcunit_ltcfabric.sum" in rows[0]
     w = csv.writer(out)
     w.writerow(["leader_sm", "follower_sm", "lines", "load", "delay_ns", "xbar2gpc_sectors", "lts2lrc_sectors",
-                "tex_read_sectors", "merged_share", "duration_ns"])
+                "tex_read_sectors", "merged_share", "duration_ns"]
+               + (["tex_read_hit_sectors", "fabric_sectors", "fabric_hit_sectors"] if cross else []))
     for c, r in zip(launches, rows):
-        xbar, lts = num(r, "lrc__xbar2gpc_sectors_op_read.sum"), num(r, "lrc__lts2lrc_sectors_op_read.sum")
+        xbar, lts = ((num(r, "lrc__xbar2gpc_sectors_op_read.sum"), num(r, "lrc__lts2lrc_sectors_op_read.sum"))
+                     if not cross else (float("nan"), float("nan")))
         w.writerow([c.get("leader_sm", "0"), c["follower_sm"], c["lines"], c["load"], c["delay_ns"], f"{xbar:.0f}", f"{lts:.0f}",
                     f"{num(r, 'lts__t_sectors_srcunit_tex_op_read.sum'):.0f}",
-                    f"{(xbar - lts) / FOLLOWER_SECTORS:.3f}", f"{num(r, 'gpu__time_duration.sum'):.0f}"])
+                    f"{(xbar - lts) / FOLLOWER_SECTORS:.3f}", f"{num(r, 'gpu__time_duration.sum'):.0f}"]
+                   + ([f"{num(r, m + '.sum'):.0f}" for m in ("lts__t_sectors_srcunit_tex_op_read_lookup_hit",
+                                                             "lts__t_sectors_srcunit_ltcfabric",
+                                                             "lts__t_sectors_srcunit_ltcfabric_lookup_hit")]
+                      if cross else []))
+
+
+def cross_table(path):
+    """Per follower and delay, in units of the 8192 probe sectors: the SMs' own-partition lookups
+    and hits, the home partition's (a near miss crossing over) and their hits."""
+    with open(path) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    print("both SMs' reads of 8192 cold sectors, in units of 8192: near lookups / hits, home-partition lookups / hits")
+    print(f"{'lines':>5} {'follower':>8} {'delay':>6} | {'near':>5} {'hit':>5} | {'home':>5} {'hit':>5}")
+    for r in rows:
+        v = lambda c: float(r[c]) / FOLLOWER_SECTORS  # noqa: E731
+        print(f"{r['lines']:>5} {'SM ' + r['follower_sm']:>8} {r['delay_ns']:>6} | {v('tex_read_sectors'):5.2f} {v('tex_read_hit_sectors'):5.2f}"
+              f" | {v('fabric_sectors'):5.2f} {v('fabric_hit_sectors'):5.2f}")
+    print(f"home side first: {race_ns(rows):.0f} ns (l2.home_race_ns)")
+
+
+def race_ns(rows, follower="2", settled_ns=300):
+    """How long after the other side's read a line's home side still gets there first, in ns:
+    of the follower's reads of the lines homed by it (half of them), the share that missed
+    where they hit once the leader's request had arrived (cold lines, follower SM 2, the
+    near hits at `settled_ns` and later), integrated over the delay (trapezoids)."""
+    cold = sorted(((int(r["delay_ns"]), float(r["tex_read_hit_sectors"])) for r in rows
+                   if r["lines"] == "cold" and r["follower_sm"] == follower), key=lambda x: x[0])
+    settled = [h for d, h in cold if d >= settled_ns]
+    full = sum(settled) / len(settled)  # the follower's hits of its home half, no race
+    share = [(d, min(1.0, max(0.0, 1 - h / full))) for d, h in cold]
+    return sum((d1 - d0) * (s0 + s1) / 2 for (d0, s0), (d1, s1) in zip(share, share[1:]))
 
 
 def table(path):
@@ -107,6 +157,8 @@ def main():
     ap.add_argument("--domain", metavar="DIR", help="every SM as each leader's follower, no delay -> DIR/lrc_domain.csv")
     ap.add_argument("--leaders", default="0", help="--domain's leader SMs, comma-separated")
     ap.add_argument("--fine", metavar="DIR", help="SM 1 behind SM 0, no load, 0-500 ns -> DIR/lrc_fine.csv")
+    ap.add_argument("--cross", metavar="DIR", help="SM 2 and SM 8 behind SM 0, sources' hits -> DIR/lrc_cross.csv")
+    ap.add_argument("--cross-table", metavar="CSV")
     ap.add_argument("--parse", nargs=2, metavar=("RAW", "CONFIGS"))
     ap.add_argument("--table", metavar="CSV")
     ap.add_argument("--domains", metavar="CSV", help="print each leader's merge domain from lrc_domain.csv")
@@ -122,6 +174,11 @@ def main():
     elif a.fine:
         run(a.fine, fine=True)
         table(os.path.join(a.fine, "lrc_fine.csv"))
+    elif a.cross:
+        run(a.cross, cross=True)
+        cross_table(os.path.join(a.cross, "lrc_cross.csv"))
+    elif a.cross_table:
+        cross_table(a.cross_table)
     elif a.parse:
         parse(*a.parse)
     elif a.table:

@@ -274,6 +274,15 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     hit_merge["l2"].erase("hit_merge_ns");
     CHECK(tilesight::hw::parse_profile(hit_merge).value().l2.hit_merge_ns == 0);  // absent: no window
 
+    json race = doc;
+    race["l2"]["home_race_ns"] = -5;
+    CHECK(has_error(tilesight::hw::parse_profile(race).errors(), "l2.home_race_ns: must not be negative, got -5"));
+    race["l2"]["home_race_ns"] = 65;
+    REQUIRE(tilesight::hw::parse_profile(race).ok());
+    CHECK(tilesight::hw::parse_profile(race).value().l2.home_race_ns == 65);
+    race["l2"].erase("home_race_ns");
+    CHECK(tilesight::hw::parse_profile(race).value().l2.home_race_ns == 0);  // absent: stream order
+
     json partition = doc;
     partition["l2"]["partition_bytes"] = -1;
     CHECK(has_error(tilesight::hw::parse_profile(partition).errors(),

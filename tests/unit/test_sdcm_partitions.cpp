@@ -62,6 +62,28 @@ TEST_CASE("the measured slot partitions put tiles launched side by side next to 
   CHECK(measured.dram_bytes == Approx(1048576.0));
 }
 
+TEST_CASE("a line's home side reads it first while the other side's miss crosses over", "[cache][sdcm]") {
+  // The two tiles above on alternating SMs, tile 0 first in the stream. Within
+  // l2.home_race_ns of tile 0's read (lrc_window.py --cross), tile 1's read of the half homed
+  // next to it reaches that partition before tile 0's miss crosses over: it misses there
+  // (0.5 MB, where the cascade had hits), and tile 0's crossing read finds its fill in flight,
+  // a hit (0.5 MB, where it had misses). The other half as before: tile 1 misses near and hits
+  // far (0.5 MB). Lookups 3 MB, 1 MB of them far, 1 MB of hits, all far; DRAM 1 MB.
+  auto hw = h200_like();
+  hw.l2.home_race_ns = 1e6;  // longer than the pair's gap: every read of tile 1 races
+  const auto raced = a_of_two_tiles(hw);
+  CHECK(raced.l2_lookup_bytes == Approx(3 * 1048576.0));
+  CHECK(raced.l2_far_lookup_bytes == Approx(1048576.0));
+  CHECK(raced.l2_far_hit_bytes == Approx(1048576.0));
+  CHECK(raced.l2_hit_bytes == Approx(1048576.0));
+  CHECK(raced.dram_bytes == Approx(1048576.0));
+  // A window shorter than the gap between the two tiles: the stream order's 0.5 MB far hits.
+  hw.l2.home_race_ns = 1e-9;
+  const auto ordered = a_of_two_tiles(hw);
+  CHECK(ordered.l2_far_hit_bytes == Approx(524288.0));
+  CHECK(ordered.l2_hit_bytes == Approx(1048576.0));
+}
+
 TEST_CASE("a grid smaller than the GPU takes the small grids' slot map", "[cache][sdcm]") {
   // The two tiles above, with the full grid's map putting both next to partition 0 (1.75 MB of
   // lookups of A). The block scheduler deals a small grid out over the GPCs in runs of its own

@@ -70,6 +70,8 @@ struct Outcome {
   double pending = 0;        // served by a fill already in flight: no lookup further down, no DRAM
   double merged = 0;         // of pending: requests merged before L2 (no lookup at all)
   double near_distance = 0;  // D_T in the near cache, tiles
+  // Of near_hit, the share homed here that another group's touch since brought (partition_cascade).
+  double from_other = 0;
 };
 
 // L1.5 within the SM group, then the whole L2 over every group's stream. L2 sees only L1.5
@@ -134,6 +136,7 @@ Outcome partition_cascade(const WaveStream& s, const StreamAccess& sa, const Blo
     else locate_other(), p_home = bl.near_hit(near.bytes(sa.gap_other, bin_other, within_other));
   }
   o.near_hit = home * p_home + (1 - home) * p_away;
+  if (closer && p_home > p_away) o.from_other = home * (p_home - p_away);
   o.far_lookup = (1 - home) * (1 - p_away);
   // The home partition holds the line if either group touched it since: this group's own miss
   // went through it too.

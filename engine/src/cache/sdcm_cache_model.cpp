@@ -264,7 +264,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   for (const std::int32_t g : p.shape.group_of_slot) groups = (groups ^ static_cast<std::uint64_t>(g)) * 1099511628211ull;
   k.add(static_cast<std::int64_t>(groups));
   k.add(static_cast<std::int64_t>(o.k_samples)).add(o.max_waves).add(o.wave_budget_tiles).add(o.tile_maps).add(o.exact);
-  k.add(p.shape.fill_window).add(p.shape.hit_window).add(o.merge_per_lookup).add(p.short_row_looked);
+  k.add(p.shape.fill_window).add(p.shape.hit_window).add(p.shape.race_window).add(o.merge_per_lookup).add(p.short_row_looked);
   k.add(static_cast<std::int64_t>(o.tile_starts.size()));
   for (const double s : o.tile_starts) k.add(s);
   return k.str();
@@ -319,6 +319,7 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   if (p.shape.fill_window > 0) {
     t.fill_window = p.shape.fill_window;
     t.hit_window = p.shape.hit_window;
+    t.race_window = p.shape.race_window;
     t.merge_per_lookup = std::max<std::int64_t>(1, options.merge_per_lookup);
     t.short_row_looked = p.short_row_looked;
     for (const AccessPlan& ap : p.plans)  // stores are never touched by the stream

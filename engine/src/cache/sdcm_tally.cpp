@@ -91,6 +91,20 @@ double domain_looked(Tally::DomainRun& domain, const Tally::Run& run, double loo
   return domain.followers < merge_per_lookup ? 0 : looked;
 }
 
+// The share of a touch's near hit that the line's home side missed, reading it first (two
+// partitions): the other side's miss of the line homed here, which the cascade counts as
+// having brought it, is still crossing over when this side's read reaches the home partition
+// within l2.home_race_ns of the other's (lrc_window.py --cross: SM 2 reading the lines SM 0
+// read d ns before misses the half homed next to it at d = 0-32 ns, hits it from 300 ns on;
+// 65 ns integrated). The crossing read then finds this side's fill in flight: a hit in the
+// home partition, not here. The other side crossed over for the share of its run's first
+// touch that missed its own partition (its run's hit: 0 for a first touch).
+double home_first(const Tally& t, const Tally::Run* runs, const StreamAccess& sa, const Outcome& o) {
+  if (!(o.from_other > 0) || !(t.race_window > 0) || !runs) return 0;
+  const Tally::Run& other = runs[static_cast<std::size_t>(sa.key) * 2 + static_cast<std::size_t>(1 - sa.group)];
+  return other.age + sa.gap_other < t.race_window ? o.from_other * (1 - other.hit) : 0.0;
+}
+
 // One sampled wave's accesses into the sums (and maps) of a tally: the bytes of one tile's
 // touch of each access and what it stands for, and each access's runs and sums.
 class WaveTally {
@@ -134,6 +148,11 @@ class WaveTally {
     Tally::Run* run = pa.runs ? pa.runs + static_cast<std::size_t>(sa.key) * static_cast<std::size_t>(c_.levels.groups) +
                                     static_cast<std::size_t>(sa.group)
                               : nullptr;
+    // A run's first touch may reach the home partition first: its hit there moves to the other
+    // side's crossing read. What its followers find is the cascade's outcome as before.
+    const double raced = home_first(t, pa.runs, sa, o);
+    o.near_hit -= raced;
+    o.far_hit += raced;
     if (run) {
       // Misses in flight (ncu_pending.csv, burst rows): a touch of the block by the same SM
       // group within one fill window of the run's first touch is served by that touch's fill.
@@ -162,7 +181,7 @@ class WaveTally {
                     .merged = (in_flight + present) * (1 - odds),
                     .near_distance = o.near_distance};
       } else {
-        *run = {.hit = o.near_hit, .age = 0, .number = t.opened++};
+        *run = {.hit = o.near_hit + raced, .age = 0, .number = t.opened++};
         if (domain) *domain = {.number = run->number, .followers = 0};
       }
     }

@@ -81,6 +81,7 @@ struct Tally {
   std::int64_t domain_slots = 0, domains = 0;
   double fill_window = 0;     // iterations
   double hit_window = 0;      // iterations a present block's read stays open (shorter than the fill window)
+  double race_window = 0;     // iterations a line's home side reads it first (two partitions; StreamShape)
   std::int64_t merge_per_lookup = 1;  // followers of a fill in flight per L2 lookup
   // The share of a short-row block's requests looked up, copies and other tiles' reads alike
   // (hw::CacheLevel::short_row_lookups at the launch's bytes in flight); 0: the rules of rows of

@@ -94,13 +94,9 @@ double dram_load(const plan::TileProgram& p, const hw::HardwareSpec& hw, const s
   return std::min(0.9, bytes / (waves * steps * pace.iteration_s * hw.dram_bandwidth));
 }
 
-// The hit window (beside the fill window): another SM's read of a sector already in L2 merges
-// into the first one in the request coalescer only if it comes within l2.hit_merge_ns of it
-// (hw_profiles/calibrate/lrc_window.py --fine: 34 ns on the H200, where a read of a fill in
-// flight merges for 160-500 ns). In iterations.
-double derived_hit_window(const LoopPace& pace, const hw::HardwareSpec& hw) {
-  if (hw.l2.hit_merge_ns <= 0 || !(pace.iteration_s > 0)) return 0;
-  return hw.l2.hit_merge_ns * 1e-9 / pace.iteration_s;
+// A time in iterations of the loop (0 where either is unknown).
+double in_iterations(double ns, const LoopPace& pace) {
+  return ns > 0 && pace.iteration_s > 0 ? ns * 1e-9 / pace.iteration_s : 0.0;
 }
 
 // The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use
@@ -164,7 +160,13 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   const double rho = dram_load(p, hw, plans, pace, static_cast<double>(slots), steps);
   shape.fill_window =
       lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw, options.lockstep_iterations, rho));
-  shape.hit_window = lv.l15 ? 0.0 : options.hit_window.value_or(derived_hit_window(pace, hw));
+  // The hit window (beside the fill window): another SM's read of a sector already in L2 merges
+  // into the first one in the request coalescer only if it comes within l2.hit_merge_ns of it
+  // (hw_profiles/calibrate/lrc_window.py --fine: 34 ns on the H200, where a read of a fill in
+  // flight merges for 160-500 ns).
+  shape.hit_window = lv.l15 ? 0.0 : options.hit_window.value_or(in_iterations(hw.l2.hit_merge_ns, pace));
+  // The home side first (l2.home_race_ns), between two partitions.
+  shape.race_window = lv.l15 || lv.groups != 2 ? 0.0 : in_iterations(hw.l2.home_race_ns, pace);
   shape.bytes_in_flight = static_cast<double>(std::min(p.grid.tiles(), slots)) * pace.ahead * pace.tile_bytes;
   shape.foreign_share = lv.l15 ? 0.0 : 1.0 / static_cast<double>(lv.groups);
   shape.whole_stream = lv.l15;

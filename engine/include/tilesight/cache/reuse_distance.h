@@ -88,6 +88,7 @@ struct StreamShape {
   SkewModel skew;
   double fill_window = 0;                    // iterations a miss stays in flight (0: none)
   double hit_window = 0;                     // iterations a hit's read stays open to merges (0: none)
+  double race_window = 0;                    // iterations a line's home side reads it first (l2.home_race_ns; 0: none)
   // Bytes the launch's CTAs keep in flight: the resident tiles (the whole grid where it fits)
   // x the iterations a load runs ahead x a tile's loads of an iteration.
   double bytes_in_flight = 0;

@@ -90,6 +90,10 @@ struct CacheLevel {
   // the SM's GPC still merges into it in the request coalescer (ns). 0: only reads of a fill in
   // flight merge.
   double hit_merge_ns = 0;
+  // How long after one side's read of a line the line's home partition still gets its own
+  // side's read of it first (ns): the other side's miss is still crossing over, so the home
+  // side's read misses and the crossing one finds its fill in flight. 0: in stream order.
+  double home_race_ns = 0;
   double associativity = 16;
   double line_bytes = 128;
   double partitions = 1;     // H200's L2 is two partitions (VALIDATION.md)
