@@ -100,7 +100,7 @@ double domain_looked(Tally::DomainRun& domain, const Tally::Run& run, double loo
 // home partition, not here. The other side crossed over for the share of its run's first
 // touch that missed its own partition (its run's hit: 0 for a first touch).
 double home_first(const Tally& t, const Tally::Run* runs, const StreamAccess& sa, const Outcome& o) {
-  if (!(o.from_other > 0) || !(t.race_window > 0) || !runs) return 0;
+  if (!(o.from_other > 0) || !(t.race_window > 0)) return 0;
   const Tally::Run& other = runs[static_cast<std::size_t>(sa.key) * 2 + static_cast<std::size_t>(1 - sa.group)];
   return other.age + sa.gap_other < t.race_window ? o.from_other * (1 - other.hit) : 0.0;
 }
@@ -148,11 +148,6 @@ class WaveTally {
     Tally::Run* run = pa.runs ? pa.runs + static_cast<std::size_t>(sa.key) * static_cast<std::size_t>(c_.levels.groups) +
                                     static_cast<std::size_t>(sa.group)
                               : nullptr;
-    // A run's first touch may reach the home partition first: its hit there moves to the other
-    // side's crossing read. What its followers find is the cascade's outcome as before.
-    const double raced = home_first(t, pa.runs, sa, o);
-    o.near_hit -= raced;
-    o.far_hit += raced;
     if (run) {
       // Misses in flight (ncu_pending.csv, burst rows): a touch of the block by the same SM
       // group within one fill window of the run's first touch is served by that touch's fill.
@@ -181,8 +176,13 @@ class WaveTally {
                     .merged = (in_flight + present) * (1 - odds),
                     .near_distance = o.near_distance};
       } else {
-        *run = {.hit = o.near_hit + raced, .age = 0, .number = t.opened++};
+        *run = {.hit = o.near_hit, .age = 0, .number = t.opened++};
         if (domain) *domain = {.number = run->number, .followers = 0};
+        // The run's first touch may reach the home partition first: its hit there moves to the
+        // other side's crossing read. Its followers find the cascade's outcome, as before.
+        const double raced = home_first(t, pa.runs, sa, o);
+        o.near_hit -= raced;
+        o.far_hit += raced;
       }
     }
     add_sums(*pa.sums, o, pa.req);
