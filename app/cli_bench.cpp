@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli_commands.h"
+#include "cli_ordered_batch.h"
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/kernels/plan_input.h"
 #include "tilesight/model/distributed.h"
@@ -41,9 +42,12 @@ std::vector<std::string> default_plans() {
 }  // namespace
 
 void add_bench(CLI::App& app, BenchOptions& o) {
-  auto* cmd = app.add_subcommand("bench", "Measure prediction speed (JSONL batch path, one thread)");
+  auto* cmd = app.add_subcommand("bench", "Measure prediction speed (JSONL batch path; one thread unless --threads)");
   cmd->add_option("input", o.input, "JSONL file of plans (default: 180 GEMM tile configs on h200)");
   cmd->add_option("--iterations", o.iterations, "Predictions to time")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", o.threads, "Plans predicted at once (0: one per core); the time is the batch's over its plans")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
 }
 
 int run_bench(const BenchOptions& o) {
@@ -68,27 +72,36 @@ int run_bench(const BenchOptions& o) {
   std::size_t done = 0, failed = 0, bytes = 0;
   std::string first_error;
   using clock = std::chrono::steady_clock;
+  const unsigned threads = batch_threads(static_cast<unsigned>(o.threads), lines.size());
+  struct Outcome {
+    std::size_t bytes = 0;
+    std::string error;  // empty: predicted
+  };
   while (done < static_cast<std::size_t>(o.iterations)) {
     const auto t0 = clock::now();
-    std::size_t n = 0;
-    for (; n < lines.size() && done + n < static_cast<std::size_t>(o.iterations); ++n) {
-      auto doc = parse_json_text(lines[n]);
-      // Plans of several kernels or GPUs (llm_decode, collectives, fused) load their system.
-      auto pred = [&]() -> Result<report::Prediction> {
-        if (!doc) return doc.errors();
-        if (model::is_distributed_plan(*doc))
-          return model::predict_distributed(*doc, "", {.timeline = false, .diagnosis = false});
-        auto plan = kernels::read_plan(*doc);
-        if (!plan) return plan.errors();
-        if (!hw) return hw.errors();
-        return model::evaluate(plan->program, *hw, {.timeline = false, .diagnosis = false});
-      }();
-      if (!pred) {
-        if (failed++ == 0) first_error = "line " + std::to_string(n + 1) + ": " + pred.error_text("; ");
-        continue;
-      }
-      bytes += report::to_json(*pred, {.detail = false}).dump().size();
-    }
+    const std::size_t n = std::min(lines.size(), static_cast<std::size_t>(o.iterations) - done);
+    run_in_order(
+        n, threads,
+        [&](std::size_t i, unsigned) {
+          auto doc = parse_json_text(lines[i]);
+          // Plans of several kernels or GPUs (llm_decode, collectives, fused) load their system.
+          auto pred = [&]() -> Result<report::Prediction> {
+            if (!doc) return doc.errors();
+            if (model::is_distributed_plan(*doc))
+              return model::predict_distributed(*doc, "", {.timeline = false, .diagnosis = false});
+            auto plan = kernels::read_plan(*doc);
+            if (!plan) return plan.errors();
+            if (!hw) return hw.errors();
+            return model::evaluate(plan->program, *hw, {.timeline = false, .diagnosis = false});
+          }();
+          if (!pred) return Outcome{.bytes = 0, .error = "line " + std::to_string(i + 1) + ": " + pred.error_text("; ")};
+          return Outcome{.bytes = report::to_json(*pred, {.detail = false}).dump().size(), .error = ""};
+        },
+        [&](std::size_t, const Outcome& out) {
+          bytes += out.bytes;
+          if (out.error.empty()) return;
+          if (failed++ == 0) first_error = out.error;
+        });
     const double us = std::chrono::duration<double, std::micro>(clock::now() - t0).count();
     batch_us.push_back(us / static_cast<double>(n));
     done += n;
@@ -96,7 +109,7 @@ int run_bench(const BenchOptions& o) {
   std::sort(batch_us.begin(), batch_us.end());
   std::cout << "predictions: " << done << " (" << failed << " failed), output " << bytes << " bytes\n"
             << "per prediction: median " << batch_us[batch_us.size() / 2] << " us, best " << batch_us.front()
-            << " us, worst " << batch_us.back() << " us (batches of " << lines.size() << ")\n";
+            << " us, worst " << batch_us.back() << " us (batches of " << lines.size() << ", " << threads << (threads == 1 ? " thread" : " threads") << ")\n";
   if (failed > 0) std::cerr << "tilesight-cli: first failure, " << first_error << "\n";
   return failed == 0 ? 0 : 1;
 }

@@ -11,6 +11,7 @@ struct PredictOptions {
   std::string hw;           // overrides the plan's "hardware"
   std::string format = "text";
   bool jsonl = false;
+  int threads = 0;          // --jsonl: plans predicted at once (0: one per core)
   bool timeline = false;    // include timeline events in JSON
   std::string trace;        // write a Chrome trace (Perfetto) of the timeline here
   std::string what_if;      // a "what_if" object (JSON text or a file) merged into each multi-GPU plan's
@@ -20,6 +21,7 @@ struct PredictOptions {
 struct BenchOptions {
   std::string input;
   int iterations = 2000;
+  int threads = 1;  // plans predicted at once (0: one per core)
 };
 
 struct ValidateOptions {

@@ -3,8 +3,10 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "cli_commands.h"
+#include "cli_ordered_batch.h"
 #include "tilesight/cache/sdcm_cache_model.h"
 #include "tilesight/cache/tile_starts.h"
 #include "tilesight/hw/profile_loader.h"
@@ -129,30 +131,45 @@ int predict_document(const std::string& text, const PredictOptions& opt) {
 }
 
 // One plan per line, one result per line in the same order; a bad line gives an error object
-// and the rest still run.
+// and the rest still run. The lines run on `--threads` threads (each with its own profiles),
+// their results written in order as they come in.
 int predict_lines(const std::string& text, const PredictOptions& opt) {
-  ProfileCache profiles;
+  struct Line {
+    int number;
+    std::string text;
+  };
+  std::vector<Line> lines;
   std::istringstream in(text);
-  std::string line;
-  int status = kOk, number = 0;
-  while (std::getline(in, line)) {
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
     ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto doc = parse_json_text(line);
-    auto result = doc ? predict_one(*doc, opt, profiles) : Result<report::Prediction>(doc.errors());
-    if (result) {
-      std::cout << report::to_json(*result, {.timeline = opt.timeline, .detail = false}).dump() << "\n";
-      continue;
-    }
-    std::string message;
-    for (auto e : result.errors()) {
-      e.line = 0;  // the line of the batch is the useful one here
-      message += (message.empty() ? "" : "; ") + e.to_string();
-    }
-    std::cout << nlohmann::json{{"error", message}, {"line", number}}.dump() << "\n";
-    std::cerr << display_name(opt.input) << ":" << number << ": " << message << "\n";
-    status = kBadInput;
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back({number, std::move(line)});
   }
+  const unsigned threads = batch_threads(static_cast<unsigned>(opt.threads), lines.size());
+  std::vector<ProfileCache> profiles(threads);
+  struct Output {
+    std::string json, error;  // the result's line; the message for stderr, where the line was bad
+  };
+  int status = kOk;
+  run_in_order(
+      lines.size(), threads,
+      [&](std::size_t i, unsigned worker) {
+        auto doc = parse_json_text(lines[i].text);
+        auto result = doc ? predict_one(*doc, opt, profiles[worker]) : Result<report::Prediction>(doc.errors());
+        if (result) return Output{report::to_json(*result, {.timeline = opt.timeline, .detail = false}).dump(), ""};
+        std::string message;
+        for (auto e : result.errors()) {
+          e.line = 0;  // the line of the batch is the useful one here
+          message += (message.empty() ? "" : "; ") + e.to_string();
+        }
+        return Output{nlohmann::json{{"error", message}, {"line", lines[i].number}}.dump(), message};
+      },
+      [&](std::size_t i, const Output& out) {
+        std::cout << out.json << "\n";
+        if (out.error.empty()) return;
+        std::cerr << display_name(opt.input) << ":" << lines[i].number << ": " << out.error << "\n";
+        status = kBadInput;
+      });
   return status;
 }
 
@@ -164,6 +181,9 @@ void add_predict(CLI::App& app, PredictOptions& o) {
   cmd->add_option("--hw", o.hw, "Hardware profile name (h200, ...) or path; overrides the plan's");
   cmd->add_option("--format", o.format, "Output format")->check(CLI::IsMember({"text", "json", "jsonl"}))->capture_default_str();
   cmd->add_flag("--jsonl", o.jsonl, "Batch: one plan per input line, one JSON result per output line");
+  cmd->add_option("--threads", o.threads, "Batch: plans predicted at once (0: one per core); results keep the input's order")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--timeline", o.timeline, "Include per-action timeline events in JSON output");
   cmd->add_option("--trace", o.trace, "Write the timeline as a Chrome trace (open in Perfetto)");
   cmd->add_option("--tile-starts", o.tile_starts,

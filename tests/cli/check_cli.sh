@@ -60,6 +60,23 @@ check "jsonl line 3 error" bash -c "sed -n 3p '$tmp/batch.out' | grep -q '\"erro
 check "jsonl line 4 ok" bash -c "sed -n 4p '$tmp/batch.out' | grep -q latency_us"
 check "jsonl stderr names line" grep -q 'batch.jsonl:2:' "$tmp/batch.err"
 check "--format jsonl" bash -c "'$cli' predict --format jsonl '$tmp/batch.jsonl' 2>/dev/null | wc -l | grep -qx 4"
+# --threads: the same lines in the same order, stdout and stderr, on one thread or several
+# (distinct plans, a blank line and bad lines between them: the line numbers are the file's)
+for bm in 64 128 256; do
+  echo "{\"kernel\":\"gemm\",\"hardware\":\"h200\",\"params\":{\"M\":2048,\"N\":2048,\"K\":1024,\"block_m\":$bm,\"block_n\":128,\"block_k\":64,\"stages\":3,\"group_m\":8,\"warps\":8,\"dtype\":\"bf16\"}}"
+  echo; echo '{"kernel":"gemm","hardware":"h200","params":{"M":0}}'
+done > "$tmp/threads.jsonl"
+"$cli" predict --jsonl --threads 1 "$tmp/threads.jsonl" >"$tmp/t1.out" 2>"$tmp/t1.err"
+check "--threads 1 status 2" test $? -eq 2
+"$cli" predict --jsonl --threads 3 "$tmp/threads.jsonl" >"$tmp/t3.out" 2>"$tmp/t3.err"
+check "--threads 3 status 2" test $? -eq 2
+check "--threads same stdout" cmp -s "$tmp/t1.out" "$tmp/t3.out"
+check "--threads same stderr" cmp -s "$tmp/t1.err" "$tmp/t3.err"
+check "--threads 6 results" test "$(wc -l < "$tmp/t3.out")" -eq 6
+check "--threads file's line numbers" bash -c "sed -n 6p '$tmp/t3.out' | grep -q '\"line\":9'"
+check "--threads order" bash -c "sed -n 5p '$tmp/t3.out' | grep -q 'tile 256x128x64'"
+timeout 20 "$cli" predict --jsonl --threads -1 "$tmp/threads.jsonl" >/dev/null 2>&1
+check "--threads -1 refused" test $? -ne 0
 
 # Bad input: exit 2, file and JSON path named
 
