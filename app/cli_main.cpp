@@ -5,8 +5,10 @@
 #include <iostream>
 
 #include "cli_commands.h"
+#include "tilesight/util/allocator.h"
 
 int main(int argc, char** argv) {
+  tilesight::keep_freed_memory();
   CLI::App app{"TileSight: predict how a tiled GPU kernel performs before it runs"};
   app.set_version_flag("--version", std::string("tilesight-cli ") + TILESIGHT_VERSION);
   app.require_subcommand(1);

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "tilesight/report/text_report.h"
+#include "tilesight/util/allocator.h"
 #include "ui/edit_bench.h"
 #include "ui/file_commands.h"
 #include "ui/main_window.h"
@@ -170,6 +171,7 @@ int bench(tilesight::ui::MainWindow& window, int edits) {
 }
 
 int main(int argc, char** argv) {
+  tilesight::keep_freed_memory();
   const bool headless = headless_environment() || std::any_of(argv, argv + argc, [](const char* a) {
                           return std::string_view(a) == "--bench-edit";
                         });

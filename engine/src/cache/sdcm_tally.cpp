@@ -285,43 +285,51 @@ namespace {
 std::vector<std::size_t> stand_ins(std::int64_t tiles, const std::vector<WaveSample>& waves, const Tally& t) {
   std::vector<std::size_t> stand_in(static_cast<std::size_t>(tiles));
   std::size_t sample = 0;
-  for (std::int64_t pos = 0; pos < tiles; ++pos) {
-    const std::int64_t w = pos / t.slots;
+  for (std::int64_t w = 0; w * t.slots < tiles; ++w) {
     while (sample + 1 < waves.size() && std::abs(waves[sample + 1].wave - w) <= std::abs(waves[sample].wave - w))
       ++sample;
     const std::int64_t in_wave = std::min(tiles, (waves[sample].wave + 1) * t.slots) - waves[sample].wave * t.slots;
-    const std::int64_t slot = std::min(pos % t.slots, in_wave - 1);
-    stand_in[static_cast<std::size_t>(pos)] = static_cast<std::size_t>(t.offset[sample] + slot);
+    const std::int64_t first = w * t.slots, last = std::min(tiles, first + t.slots);
+    for (std::int64_t pos = first; pos < last; ++pos)
+      stand_in[static_cast<std::size_t>(pos)] = static_cast<std::size_t>(t.offset[sample] + std::min(pos - first, in_wave - 1));
   }
   return stand_in;
 }
 
-// Per-tile hit rates (the GUI heatmap) for one tensor ("" = all) at one level.
+// Per-tile hit rates (the GUI heatmap) for one tensor ("" = all) at one level: each sampled
+// position's rate once, then every launch position takes its stand-in's.
 TileHitMap tile_map(const Tally& t, const std::vector<AccessPlan>& plans, const std::vector<std::int64_t>& order,
                     const std::vector<std::size_t>& stand_in, const std::string& tensor, bool l15) {
-  const std::size_t tiles = order.size(), n = plans.size();
-  TileHitMap m{.tensor = tensor, .level = l15 ? "l15" : "l2", .hit_rate = std::vector<double>(tiles, 0.0),
-               .reuse_distance = std::vector<double>(tiles, 0.0)};
-  std::vector<bool> in(n);
-  for (std::size_t a = 0; a < n; ++a) in[a] = tensor.empty() || (plans[a].access->tensor == tensor && !plans[a].access->write);
-  for (std::size_t pos = 0; pos < tiles; ++pos) {
-    double hits = 0, lookups = 0, dist = 0, count = 0;
-    for (std::size_t a = 0; a < n; ++a) {
-      if (!in[a]) continue;
-      if (plans[a].access->write) {  // every store is a hit (write-back)
-        hits += plans[a].block_bytes * plans[a].executions;
-        lookups += plans[a].block_bytes * plans[a].executions;
-        continue;
-      }
-      const std::size_t i = stand_in[pos] * n + a;
-      hits += l15 ? t.near_hits[i] : t.l2_hits[i];
-      lookups += l15 ? t.near_lookups[i] : t.l2_lookups[i];
+  const std::size_t n = plans.size(), positions = n > 0 ? t.count.size() / n : 0;
+  double stored = 0;  // every store is a hit (write-back): the same bytes at every position
+  std::vector<std::size_t> loads;
+  for (std::size_t a = 0; a < n; ++a) {
+    if (!tensor.empty() && (plans[a].access->tensor != tensor || plans[a].access->write)) continue;
+    if (plans[a].access->write) stored += plans[a].block_bytes * plans[a].executions;
+    else loads.push_back(a);
+  }
+  const std::vector<double>& hit = l15 ? t.near_hits : t.l2_hits;
+  const std::vector<double>& looked = l15 ? t.near_lookups : t.l2_lookups;
+  std::vector<double> rate(positions), distance(positions);
+  for (std::size_t s = 0; s < positions; ++s) {
+    double hits = stored, lookups = stored, dist = 0, count = 0;
+    for (const std::size_t a : loads) {
+      const std::size_t i = s * n + a;
+      hits += hit[i];
+      lookups += looked[i];
       dist += t.distance[i];
       count += t.count[i];
     }
+    rate[s] = lookups > 0 ? hits / lookups : 0;
+    distance[s] = count > 0 ? dist / count : 0;
+  }
+  const std::size_t tiles = order.size();
+  TileHitMap m{.tensor = tensor, .level = l15 ? "l15" : "l2", .hit_rate = std::vector<double>(tiles),
+               .reuse_distance = std::vector<double>(tiles)};
+  for (std::size_t pos = 0; pos < tiles; ++pos) {
     const auto tile = static_cast<std::size_t>(order[pos]);
-    m.hit_rate[tile] = lookups > 0 ? hits / lookups : 0;
-    m.reuse_distance[tile] = count > 0 ? dist / count : 0;
+    m.hit_rate[tile] = rate[stand_in[pos]];
+    m.reuse_distance[tile] = distance[stand_in[pos]];
   }
   return m;
 }
