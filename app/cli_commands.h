@@ -13,6 +13,7 @@ struct PredictOptions {
   bool jsonl = false;
   int threads = 0;          // --jsonl: plans predicted at once (0: one per core)
   bool timeline = false;    // include timeline events in JSON
+  bool maps = false;        // include the per-tile L2 hit-rate maps (JSON), or draw them (text)
   std::string trace;        // write a Chrome trace (Perfetto) of the timeline here
   std::string what_if;      // a "what_if" object (JSON text or a file) merged into each multi-GPU plan's
   std::string tile_starts;  // a measured launch's CTA trace: the cache model takes its start times

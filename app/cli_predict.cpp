@@ -15,6 +15,7 @@
 #include "tilesight/model/evaluate.h"
 #include "tilesight/report/chrome_trace.h"
 #include "tilesight/report/json_report.h"
+#include "tilesight/report/maps_text.h"
 #include "tilesight/report/text_report.h"
 #include "tilesight/util/json_input.h"
 
@@ -72,7 +73,7 @@ Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictO
   if (!hw) return prefixed(opt.hw.empty() ? "hardware" : "--hw", hw.errors());
   // One-line results (--jsonl) carry no diagnosis: skip writing it.
   const bool lines = opt.jsonl || opt.format == "jsonl";
-  model::EvaluateOptions evaluate{.timeline = opt.timeline || !opt.trace.empty(), .diagnosis = !lines};
+  model::EvaluateOptions evaluate{.timeline = opt.timeline || !opt.trace.empty(), .diagnosis = !lines, .tile_maps = opt.maps};
   std::optional<cache::SdcmCacheModel> measured;  // the cache model with a trace's start times
   if (!opt.tile_starts.empty()) {
     auto starts = cache::read_tile_starts_file(opt.tile_starts);
@@ -87,7 +88,8 @@ Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictO
     if (static_cast<std::int64_t>(starts->size()) != tiles)
       return Error{"--tile-starts", "the trace has " + std::to_string(starts->size()) + " CTAs, the plan's grid " +
                                         std::to_string(tiles) + " tiles: a trace of another launch?"};
-    measured.emplace(cache::SdcmOptions{.tile_maps = evaluate.timeline, .tile_starts = std::move(starts).value()});
+    measured.emplace(
+        cache::SdcmOptions{.tile_maps = evaluate.timeline || opt.maps, .tile_starts = std::move(starts).value()});
     evaluate.cache_model = &*measured;
   }
   auto prediction = model::evaluate(plan->program, *hw, evaluate);
@@ -125,8 +127,8 @@ int predict_document(const std::string& text, const PredictOptions& opt) {
     t << report::to_chrome_trace(*result).dump() << "\n";
     if (!t) std::cerr << "tilesight-cli: cannot write trace to " << opt.trace << "\n";
   }
-  if (opt.format == "json") std::cout << report::to_json(*result, {.timeline = opt.timeline}).dump(2) << "\n";
-  else std::cout << report::to_text(*result);
+  if (opt.format == "json") std::cout << report::to_json(*result, {.timeline = opt.timeline, .maps = opt.maps}).dump(2) << "\n";
+  else std::cout << report::to_text(*result) << (opt.maps ? report::maps_text(*result) : "");
   return kOk;
 }
 
@@ -156,7 +158,8 @@ int predict_lines(const std::string& text, const PredictOptions& opt) {
       [&](std::size_t i, unsigned worker) {
         auto doc = parse_json_text(lines[i].text);
         auto result = doc ? predict_one(*doc, opt, profiles[worker]) : Result<report::Prediction>(doc.errors());
-        if (result) return Output{report::to_json(*result, {.timeline = opt.timeline, .detail = false}).dump(), ""};
+        if (result)
+          return Output{report::to_json(*result, {.timeline = opt.timeline, .detail = false, .maps = opt.maps}).dump(), ""};
         std::string message;
         for (auto e : result.errors()) {
           e.line = 0;  // the line of the batch is the useful one here
@@ -185,6 +188,8 @@ void add_predict(CLI::App& app, PredictOptions& o) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--timeline", o.timeline, "Include per-action timeline events in JSON output");
+  cmd->add_flag("--maps", o.maps,
+                "The cache model's per-tile L2 hit rates over the tile grid: hit_rate_maps in JSON, a character map in text");
   cmd->add_option("--trace", o.trace, "Write the timeline as a Chrome trace (open in Perfetto)");
   cmd->add_option("--tile-starts", o.tile_starts,
                   "A measured launch's CTA trace (CSV: pid, t_start_ns, t_end_ns; cta_skew.py writes them): the "

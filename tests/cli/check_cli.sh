@@ -148,6 +148,24 @@ check "llm_decode step" bash -c "'$cli' predict '$root/resources/examples/llm_de
 check "llm_decode moe" bash -c "'$cli' predict '$root/resources/examples/llm_decode_moe_h200x8.json' --format json | grep -q step_us"
 expect_error "llm_decode tp" "params.model.heads: must be a multiple of tp (3)" '{"kernel":"llm_decode","hardware":"h200x8","params":{"model":{"layers":2,"hidden":1024,"heads":8,"kv_heads":8,"ffn":4096,"vocab":32000},"batch":1,"ctx":128,"tp":3}}'
 
+# --maps: the cache model's per-tile hit-rate maps, in JSON (one a read tensor, however many
+# accesses read it) and drawn in text; none without the flag.
+"$cli" predict "$example" --maps --format json >"$tmp/maps.json" 2>"$tmp/err"
+check "--maps json exit 0" test $? -eq 0
+check "--maps json maps" python3 -c "
+import json, sys
+maps = json.load(open('$tmp/maps.json'))['hit_rate_maps']
+assert [(m['tensor'], m['level']) for m in maps] == [('', 'l2'), ('A', 'l2'), ('B', 'l2')], maps
+for m in maps:
+    assert (m['rows'], m['cols'], m['row_dim'], m['col_dim']) == (32, 32, 'm', 'n'), m
+    assert len(m['hit_rate']) == len(m['reuse_distance']) == 32 * 32
+    assert all(0 <= v <= 1 for v in m['hit_rate'])
+"
+check "no maps without --maps" bash -c "! grep -q hit_rate_maps '$tmp/out.json'"
+check "--maps one map a tensor" bash -c "'$cli' predict '$root/resources/examples/rmsnorm_h200.json' --maps --format json | python3 -c \"import json,sys; assert [m['tensor'] for m in json.load(sys.stdin)['hit_rate_maps']] == ['', 'X', 'W']\""
+check "--maps jsonl" bash -c "tr -d '\n' < '$example' | '$cli' predict --jsonl --maps - | grep -q '\"hit_rate_maps\"'"
+check "--maps text" bash -c "'$cli' predict '$example' --maps | grep -q 'L2 hit rate per tile (all tensors), 32 x 32 tiles (rows: m, columns: n)'"
+
 # validate's thresholds: exit 3 and the problem named when one shape ranks below the bound.
 corpus="$root/tests/validation/h200/triton_gemm.csv"
 "$cli" validate "$corpus" --min-problem-spearman 0.5 >"$tmp/val.out"

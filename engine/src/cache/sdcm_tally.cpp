@@ -340,8 +340,12 @@ void add_maps(CacheTraffic& traffic, const Tally& t, const std::vector<AccessPla
               const std::vector<std::int64_t>& seq, const std::vector<WaveSample>& waves, bool l15) {
   const auto stand_in = stand_ins(static_cast<std::int64_t>(seq.size()), waves, t);
   traffic.tile_maps.push_back(tile_map(t, plans, seq, stand_in, "", false));
-  for (const auto& ap : plans)
-    if (!ap.access->write) traffic.tile_maps.push_back(tile_map(t, plans, seq, stand_in, ap.access->tensor, false));
+  for (std::size_t a = 0; a < plans.size(); ++a) {  // one map a read tensor, however many accesses read it
+    const std::string& tensor = plans[a].access->tensor;
+    const auto reads = [&](const AccessPlan& ap) { return !ap.access->write && ap.access->tensor == tensor; };
+    if (reads(plans[a]) && std::none_of(plans.begin(), plans.begin() + static_cast<std::ptrdiff_t>(a), reads))
+      traffic.tile_maps.push_back(tile_map(t, plans, seq, stand_in, tensor, false));
+  }
   if (l15) traffic.tile_maps.push_back(tile_map(t, plans, seq, stand_in, "", true));
 }
 

@@ -213,11 +213,11 @@ void fill_cache(report::Prediction& pred, const plan::TileProgram& p, const hw::
 }
 
 // Step 2's model: the caller's, else the built-in one named by options.cache. Per-tile maps
-// are only drawn (GUI) when a timeline is asked for too; batch runs skip them.
+// are drawn where a timeline (the GUI) or the maps themselves are asked for; batch runs skip them.
 cache::CacheTraffic cache_traffic(const plan::TileProgram& p, const hw::HardwareSpec& hw, const EvaluateOptions& o) {
   if (o.cache_model) return o.cache_model->analyze(p, hw);
   if (o.cache == CacheModelKind::kFirstTouch) return cache::FirstTouchCacheModel().analyze(p, hw);
-  return cache::SdcmCacheModel(cache::SdcmOptions{.tile_maps = o.timeline}).analyze(p, hw);
+  return cache::SdcmCacheModel(cache::SdcmOptions{.tile_maps = o.timeline || o.tile_maps}).analyze(p, hw);
 }
 
 double program_flops(const plan::TileProgram& p) {

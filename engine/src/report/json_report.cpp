@@ -68,6 +68,20 @@ nlohmann::json timeline_json(const Prediction& p) {
   return arr;
 }
 
+// The cache model's per-tile maps: one a tensor and level, rows x cols cells row-major over the
+// grid's last two dims (a GEMM's block rows and columns), leading dims averaged.
+nlohmann::json maps_json(const Prediction& p) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& m : p.hit_rate_maps) {
+    nlohmann::json hit = nlohmann::json::array(), distance = nlohmann::json::array();
+    for (const double v : m.hit_rate) hit.push_back(r6(v));
+    for (const double v : m.reuse_distance) distance.push_back(r6(v));
+    arr.push_back({{"tensor", m.tensor}, {"level", m.level}, {"rows", m.rows}, {"cols", m.cols},
+                   {"row_dim", m.row_dim}, {"col_dim", m.col_dim}, {"hit_rate", hit}, {"reuse_distance", distance}});
+  }
+  return arr;
+}
+
 // The JSON lists at most this many stage loads (a ring on 32 GPUs runs 62 steps on 128
 // links); the app reads every stage from the Prediction itself.
 constexpr std::size_t kMaxListedStages = 2000;
@@ -182,6 +196,7 @@ nlohmann::json to_json(const Prediction& p, const JsonOptions& options) {
     if (!p.warnings.empty()) j["warnings"] = p.warnings;
   }
   if (options.timeline) j["timeline"] = timeline_json(p);
+  if (options.maps) j["hit_rate_maps"] = maps_json(p);
   return j;
 }
 

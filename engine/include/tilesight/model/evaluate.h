@@ -24,6 +24,7 @@ struct EvaluateOptions {
   bool timeline = true;                             // fill Prediction::timeline
   int timeline_iterations = 4;                      // loop iterations drawn per loop
   bool diagnosis = true;                            // fill Prediction::diagnosis (the batch paths skip it)
+  bool tile_maps = false;                           // fill Prediction::hit_rate_maps without a timeline too
 };
 
 Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::HardwareSpec& hw,
