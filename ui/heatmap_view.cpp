@@ -9,6 +9,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include "tilesight/cache/cache_model.h"
 #include "ui/format.h"
 #include "ui/plot_style.h"
 
@@ -81,6 +82,7 @@ HeatmapView::HeatmapView(QWidget* parent)
 void HeatmapView::setPrediction(const report::Prediction& p) {
   const QString previous = selector_->currentText();
   maps_ = p.hit_rate_maps;
+  blocks_ = p.blocks;
   // "first-touch (infinite L2)" -> "first-touch": the model's name for the empty-map message.
   cache_model_ = QString::fromStdString(p.cache_model).section(QLatin1Char(' '), 0, 0);
   {
@@ -112,7 +114,11 @@ void HeatmapView::showMap(int index) {
     const QString no_map = model == QLatin1String("per")    ? tr("many kernels: no one grid\nof tiles to map")
                            : model == QLatin1String("none") ? tr("a collective: no grid\nof tiles to map")
                                                             : tr("the %1 cache model\ngives no per-tile map").arg(model);
-    set_plot_message(message_, maps_.empty() ? no_map : tr("this map is empty"));
+    const QString too_many = tr("%1 tiles: maps are drawn\nfor up to %2")
+                                 .arg(format_count(static_cast<double>(blocks_)), format_count(static_cast<double>(cache::kMaxMapTiles)));
+    set_plot_message(message_, !maps_.empty()                   ? tr("this map is empty")
+                               : blocks_ > cache::kMaxMapTiles ? too_many
+                                                               : no_map);
     plot_->replot();
     return;
   }

@@ -69,6 +69,7 @@ class HeatmapView : public QWidget {
   QCPItemText* message_ = nullptr;
   std::vector<report::HitRateMap> maps_;
   QString cache_model_;
+  std::int64_t blocks_ = 0;  // the prediction's tiles: past cache::kMaxMapTiles no maps are drawn
   int shown_ = -1;
 };
 

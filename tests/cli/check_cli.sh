@@ -164,6 +164,8 @@ for m in maps:
 check "no maps without --maps" bash -c "! grep -q hit_rate_maps '$tmp/out.json'"
 check "--maps one map a tensor" bash -c "'$cli' predict '$root/resources/examples/rmsnorm_h200.json' --maps --format json | python3 -c \"import json,sys; assert [m['tensor'] for m in json.load(sys.stdin)['hit_rate_maps']] == ['', 'X', 'W']\""
 check "--maps jsonl" bash -c "tr -d '\n' < '$example' | '$cli' predict --jsonl --maps - | grep -q '\"hit_rate_maps\"'"
+printf '{"kernel":"rmsnorm","hardware":"h200","params":{"rows":8000000,"cols":4096}}' > "$tmp/huge.json"
+check "--maps past the cap: none, and a warning" bash -c "timeout 20 '$cli' predict '$tmp/huge.json' --maps --format json | python3 -c \"import json,sys; d=json.load(sys.stdin); assert d['hit_rate_maps'] == [] and 'past the 1048576' in d['warnings'][0], d.get('warnings')\""
 check "--maps text" bash -c "'$cli' predict '$example' --maps | grep -q 'L2 hit rate per tile (all tensors), 32 x 32 tiles (rows: m, columns: n)'"
 
 # validate's thresholds: exit 3 and the problem named when one shape ranks below the bound.

@@ -284,8 +284,9 @@ void walk_touches(const TileSequence& tiles, const Prepared& p, const SdcmOption
 // per access and the per-tile maps. (A memo of the touches for a search over pipeline stages
 // never hit once the tiles' speeds depended on the stages: 0 hits in 2000 bench predictions.)
 CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptions& options, std::string name) {
+  const bool maps = options.tile_maps && program.grid.tiles() > 0 && program.grid.tiles() <= kMaxMapTiles;
   std::vector<std::int64_t> seq;  // the whole sequence: for the maps, or an order without closed form
-  if (options.tile_maps || !p.order->closed_form()) seq = p.order->sequence(program.grid);
+  if (maps || !p.order->closed_form()) seq = p.order->sequence(program.grid);
   const TileSequence tiles_in = p.order->closed_form() ? TileSequence{.order = p.order.get(), .grid = &program.grid}
                                                        : TileSequence{.ids = &seq, .grid = &program.grid};
   const std::int64_t tiles = tiles_in.size();
@@ -308,13 +309,13 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
     input.multicast.push_back(ap.multicast > 1);
   }
   input.cluster_rows = program.schedule.cluster_rows;
+  input.dense_keys = options.dense_keys;
   input.cluster_cols = program.schedule.cluster_cols;
   // Measured starts differ wave to wave: every wave is walked.
   const std::int64_t sampled = options.max_waves > 0
       ? std::max(options.max_waves, options.wave_budget_tiles / std::max<std::int64_t>(1, p.shape.slots))
       : 0;
   const auto waves = sample_waves(tiles, p.shape.slots, options.tile_starts.empty() ? sampled : 0);
-  const bool maps = options.tile_maps && tiles > 0;
   Tally t = detail::empty_tally(p.plans.size(), waves, p.shape.slots, tiles, maps);
   if (p.shape.fill_window > 0) {
     t.fill_window = p.shape.fill_window;
@@ -322,17 +323,18 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
     t.race_window = p.shape.race_window;
     t.merge_per_lookup = std::max<std::int64_t>(1, options.merge_per_lookup);
     t.short_row_looked = p.short_row_looked;
-    for (const AccessPlan& ap : p.plans)  // stores are never touched by the stream
-      t.runs.emplace_back(
-          ap.access->write ? 0 : static_cast<std::size_t>(ap.keys.count() * p.lv.groups),
-          Tally::Run{});
+    // Stores are never touched by the stream; numbered keys (SdcmOptions::dense_keys) get their
+    // runs as the walk meets them (tally_wave).
+    const auto slots_of = [&options](const AccessPlan& ap, std::int64_t per_key) {
+      const std::int64_t keys = ap.access->write || ap.keys.count() > options.dense_keys ? 0 : ap.keys.count();
+      return static_cast<std::size_t>(keys * per_key);
+    };
+    for (const AccessPlan& ap : p.plans) t.runs.emplace_back(slots_of(ap, p.lv.groups), Tally::Run{});
     if (p.shape.domains > 0) {
       t.domain_of_slot = p.shape.domain_of_slot.data();
       t.domain_slots = static_cast<std::int64_t>(p.shape.domain_of_slot.size());
       t.domains = p.shape.domains;
-      for (const AccessPlan& ap : p.plans)
-        t.domain_runs.emplace_back(ap.access->write ? 0 : static_cast<std::size_t>(ap.keys.count() * t.domains),
-                                   Tally::DomainRun{});
+      for (const AccessPlan& ap : p.plans) t.domain_runs.emplace_back(slots_of(ap, t.domains), Tally::DomainRun{});
     }
   }
   const int samples = k_slices(p.shape, options);

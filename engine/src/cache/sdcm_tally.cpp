@@ -241,6 +241,14 @@ void tally_each(const WaveStream& wave, const TallyContext& c, Tally& t, Cascade
 }  // namespace
 
 void tally_wave(const WaveStream& wave, const TallyContext& c, bool distance, Tally& t) {
+  // Runs for the blocks of numbered keys met so far (StreamInput::dense_keys); the others have theirs.
+  for (std::size_t s = 0; s < c.streamed.size() && s < wave.key_counts.size(); ++s) {
+    const std::size_t a = c.streamed[s], keys = static_cast<std::size_t>(wave.key_counts[s]);
+    if (a < t.runs.size() && t.runs[a].size() < keys * static_cast<std::size_t>(c.levels.groups))
+      t.runs[a].resize(keys * static_cast<std::size_t>(c.levels.groups));
+    if (a < t.domain_runs.size() && t.domain_runs[a].size() < keys * static_cast<std::size_t>(t.domains))
+      t.domain_runs[a].resize(keys * static_cast<std::size_t>(t.domains));
+  }
   if (c.levels.l15) {
     tally_each(wave, c, t, [&](const StreamAccess& sa, std::size_t s) { return l15_cascade(wave, sa, c.blocks[s]); });
     return;

@@ -118,8 +118,14 @@ void StreamWalker::start(const TileSequence& tiles, const StreamInput& input, co
   k_ = k_fraction * static_cast<double>(shape_.steps);
   min_gap_ = 1.0 / static_cast<double>(shape_.slots);  // one request slot of an iteration
   last_.resize(input.keys.size());
-  for (std::size_t a = 0; a < input.keys.size(); ++a)
-    last_[a].assign(static_cast<std::size_t>(shape_.groups * input.keys[a]->count()), -kNever);
+  dense_.resize(input.keys.size());
+  wave_.key_counts.resize(input.keys.size());
+  for (std::size_t a = 0; a < input.keys.size(); ++a) {
+    const std::int64_t count = input.keys[a]->count();
+    dense_[a].clear();
+    wave_.key_counts[a] = count > input.dense_keys ? 0 : count;
+    last_[a].assign(static_cast<std::size_t>(shape_.groups * wave_.key_counts[a]), -kNever);
+  }
   stride_ = static_cast<std::size_t>(std::min(shape_.slots, std::max<std::int64_t>(1, tiles_.size())));
   keys_.resize(input.keys.size() * stride_);
   followers_ = tiles.grid && input.cluster_rows * input.cluster_cols > 1 &&
@@ -191,8 +197,28 @@ std::int64_t StreamWalker::load(std::int64_t w, bool sorted) {
   }
   loaded_first_ = first;
   if (followers_) mark_followers(n);
+  for (std::size_t a = 0; a < accesses; ++a)
+    if (input_->keys[a]->count() > input_->dense_keys) number_keys(a, n);
   loaded_ = &phases_of(w, count, sorted);
   return count;
+}
+
+// The loaded wave's keys of access `a` as the numbers of their blocks in the order the walk met
+// them (a new block gets the next number and a fresh slot in last_): the walk's memory grows
+// with the blocks it touches, not with the tensor (StreamInput::dense_keys).
+void StreamWalker::number_keys(std::size_t a, std::size_t n) {
+  auto& numbers = dense_[a];
+  std::int64_t& met = wave_.key_counts[a];
+  const auto groups = static_cast<std::size_t>(shape_.groups);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t& key = keys_[a * stride_ + i];
+    const auto [it, added] = numbers.try_emplace(key, met);
+    if (added) {
+      ++met;
+      last_[a].resize(last_[a].size() + groups, -kNever);
+    }
+    key = it->second;
+  }
 }
 
 // A tile is a follower of a multicast access where an earlier tile of its cluster (row-major

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "tilesight/cache/local_traffic.h"
 #include "tilesight/cache/sdcm_cache_model.h"
@@ -292,6 +293,9 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
   pred.flops = program_flops(program);
   report::rate_resources(pred);
   fill_cache(pred, program, hw, traffic, resident);
+  if ((options.timeline || options.tile_maps) && traffic.tile_maps.empty() && program.grid.tiles() > cache::kMaxMapTiles)
+    pred.warnings.push_back("no per-tile hit-rate maps: the grid has " + std::to_string(program.grid.tiles()) +
+                            " tiles, past the " + std::to_string(cache::kMaxMapTiles) + " they are drawn for");
   if (options.timeline) pred.timeline = build_timeline(program, first, options.timeline_iterations);
   if (options.diagnosis) pred.diagnosis = report::diagnose(pred);
   return pred;

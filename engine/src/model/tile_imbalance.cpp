@@ -36,13 +36,26 @@ double tile_imbalance(const plan::TileProgram& p, std::int64_t slots) {
   std::int64_t stride = 1;
   for (std::size_t k = *dim + 1; k < p.grid.dims.size(); ++k) stride *= p.grid.dims[k].extent;
   const std::int64_t tiles = p.grid.tiles(), extent = p.grid.dims[*dim].extent;
-  std::vector<double> real(static_cast<std::size_t>(tiles)), mean(real.size(), static_cast<double>(loop->trip_count));
-  for (std::int64_t t = 0; t < tiles; ++t)
+  const std::int64_t scheduled = std::min(tiles, kScheduledTiles);
+  std::vector<double> real(static_cast<std::size_t>(scheduled)), mean(real.size(), static_cast<double>(loop->trip_count));
+  double real_scheduled = 0;
+  for (std::int64_t t = 0; t < scheduled; ++t) {
     real[static_cast<std::size_t>(t)] = static_cast<double>(loop->trips[static_cast<std::size_t>((t / stride) % extent)]);
+    real_scheduled += real[static_cast<std::size_t>(t)];
+  }
+  // The tiles past the scheduled ones, spread over the slots: the grid is a whole number of
+  // runs of `stride` x `extent` tiles, each holding every trip count `stride` times.
+  double real_rest = 0, mean_rest = 0;
+  if (tiles > scheduled && slots > 0) {
+    double per_run = 0;
+    for (const std::int64_t trips : loop->trips) per_run += static_cast<double>(trips * stride);
+    real_rest = (per_run * static_cast<double>(tiles / (stride * extent)) - real_scheduled) / static_cast<double>(slots);
+    mean_rest = static_cast<double>(loop->trip_count) * static_cast<double>(tiles - scheduled) / static_cast<double>(slots);
+  }
   // A persistent grid that takes its tiles from a counter is list-scheduled as a plain launch.
   const bool persistent = p.schedule.persistent && !p.schedule.dynamic;
-  const double balanced = list_schedule_makespan(mean, slots, persistent);
-  return balanced > 0 ? list_schedule_makespan(real, slots, persistent) / balanced : 1.0;
+  const double balanced = list_schedule_makespan(mean, slots, persistent) + mean_rest;
+  return balanced > 0 ? (list_schedule_makespan(real, slots, persistent) + real_rest) / balanced : 1.0;
 }
 
 }  // namespace tilesight::model

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <limits>
 #include <utility>
+#include <unordered_map>
 #include <vector>
 
 #include "tilesight/cache/launch_order.h"
@@ -213,6 +214,9 @@ struct StreamAccess {
 struct WaveStream {
   std::int32_t sample = 0;  // index into the WaveSamples
   std::vector<StreamAccess> accesses;
+  // Per access: the keys a touch's StreamAccess::key can take so far (all of ReuseKeys::count,
+  // or, where the walker numbers a large key space's blocks as it meets them, those met).
+  std::vector<std::int64_t> key_counts;
   std::vector<WaveFootprint> footprints;
   const WaveFootprint& near(std::int32_t group) const { return footprints[static_cast<std::size_t>(group)]; }
   const WaveFootprint& whole() const { return footprints.back(); }
@@ -233,6 +237,9 @@ struct StreamInput {
   // the cluster's row-major order asks for it; the others are followers (StreamAccess).
   std::vector<bool> multicast;
   std::int64_t cluster_rows = 1, cluster_cols = 1;
+  // Keys of an access past which the walk numbers the blocks it meets rather than keep a slot
+  // for every one (SdcmOptions::dense_keys).
+  std::int64_t dense_keys = std::int64_t{1} << 18;
 };
 
 // The tiles the stream launches: a launch order over a grid, asked a wave at a time
@@ -285,6 +292,7 @@ class StreamWalker {
   };
   std::int64_t load(std::int64_t wave, bool sorted);  // keys_, phase_ and phases_ of a wave; its size
   void mark_followers(std::size_t n);                 // follower_ of the loaded wave (coords_)
+  void number_keys(std::size_t access, std::size_t n);  // dense_: the loaded wave's keys numbered
   const Phases& phases_of(std::int64_t wave, std::int64_t count, bool sorted);
   template <std::size_t kGroups>
   void touch_all(double start, std::int64_t first);
@@ -295,6 +303,10 @@ class StreamWalker {
   StreamShape shape_;
   double k_ = 0, min_gap_ = 0;
   std::vector<std::vector<double>> last_;  // [access][key * groups + group]: phase of the last touch
+  // Per access whose key space is too large to keep a slot for every block (a norm over 10^8
+  // rows): the blocks met so far, numbered as met; StreamAccess::key is that number. Empty:
+  // the keys themselves index last_.
+  std::vector<std::unordered_map<std::int64_t, std::int64_t>> dense_;
   std::size_t stride_ = 1;                 // slots of a loaded wave
   std::vector<std::int64_t> keys_;         // [access * stride_ + slot] of the loaded wave
   std::vector<TileCoord> coords_;          // of the loaded wave
