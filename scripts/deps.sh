@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages TileSight needs, only those missing. Runs as root or via sudo.
 set -euo pipefail
-packages=(cmake g++ make pkg-config nlohmann-json3-dev catch2 libcli11-dev libbenchmark-dev
+packages=(cmake g++ make pkg-config nlohmann-json3-dev catch2 libcli11-dev libbenchmark-dev python3
           qt6-base-dev qt6-svg-dev libqcustomplot-dev xvfb xauth)  # the last five: the desktop app
 missing=()
 for p in "${packages[@]}"; do
