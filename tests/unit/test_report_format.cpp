@@ -21,6 +21,17 @@ TEST_CASE("format_bytes gives binary sizes with IEC names") {
   CHECK(format_bytes(1000) == "1000 B");
 }
 
+TEST_CASE("format_us moves to ms and s before three digits run out") {
+  using tilesight::report::format_us;
+  CHECK(format_us(12.34) == "12.3 us");
+  CHECK(format_us(999.4) == "999 us");
+  CHECK(format_us(999.6) == "1 ms");  // not "1e+03 us"
+  CHECK(format_us(1250) == "1.25 ms");
+  CHECK(format_us(999.4e3) == "999 ms");
+  CHECK(format_us(999.6e3) == "1 s");  // not "1e+03 ms"
+  CHECK(format_us(4.6e8) == "460 s");  // a 1048576^2 x 65536 GEMM, not "4.6e+05 ms"
+}
+
 TEST_CASE("the text report prints DRAM traffic in MiB") {
   tilesight::report::Prediction p;
   p.kernel = "gemm";

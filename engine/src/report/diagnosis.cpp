@@ -11,7 +11,8 @@ namespace tilesight::report {
 
 std::string format_us(double us) {
   char buf[64];
-  if (us >= 1000) std::snprintf(buf, sizeof buf, "%.3g ms", us / 1000);
+  if (us >= 999.5e3) std::snprintf(buf, sizeof buf, "%.3g s", us / 1e6);
+  else if (us >= 999.5) std::snprintf(buf, sizeof buf, "%.3g ms", us / 1000);
   else std::snprintf(buf, sizeof buf, "%.3g us", us);
   return buf;
 }

@@ -15,7 +15,7 @@ namespace tilesight::report {
 std::vector<std::string> diagnose(const Prediction& p);
 
 // Helpers shared by the text and JSON writers.
-std::string format_us(double us);       // "12.3 us", "1.25 ms"
+std::string format_us(double us);       // "12.3 us", "1.25 ms", "460 s"
 std::string format_percent(double x);   // 0.784 -> "78%"
 std::string format_bytes(double b);     // 268e6 -> "256 MiB" (binary, IEC names)
 
