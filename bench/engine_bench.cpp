@@ -2,6 +2,7 @@
 //   - the full cache model (sdcm_cache_model.h) of an 8192 x 8192 x 8192 bf16 GEMM with
 //     128 x 128 x 64 tiles (issue 3's target: at most 200 us on the 2-core development box),
 //     with and without the per-cell tile maps the GUI's heatmap reads;
+//   - the cache model of an rmsnorm of 16 k and of 8 M rows: the same cost;
 //   - a whole prediction (lift, occupancy, cache model, pipeline envelope), as a tile-config
 //     search issues it: no timeline, no diagnosis.
 // The cache model's memo is off, so each iteration does the whole analysis; a search that
@@ -17,6 +18,7 @@
 #include "tilesight/cache/sdcm_cache_model.h"
 #include "tilesight/hw/profile_loader.h"
 #include "tilesight/kernels/gemm.h"
+#include "tilesight/kernels/memory_bound.h"
 #include "tilesight/model/evaluate.h"
 #include "tilesight/util/allocator.h"
 
@@ -66,6 +68,21 @@ BENCHMARK(CacheModel)
     ->Args({8192, 1, 0})
     ->Args({4096, 8, 0})
     ->Unit(benchmark::kMicrosecond);
+
+// Argument: the rows of an rmsnorm of 4096 columns. The walk's cost follows the blocks its
+// sampled waves touch, not the tensor's (SdcmOptions::dense_keys): 16 k and 8 M rows cost alike.
+void CacheModelNorm(benchmark::State& state) {
+  const auto program = kernels::lift_memory_bound({.kernel = "rmsnorm", .rows = state.range(0), .cols = 4096});
+  const cache::SdcmCacheModel sdcm({.tile_maps = false, .memo = false});
+  double hit = 0;
+  for (auto _ : state) {
+    auto traffic = sdcm.analyze(program, h200());
+    benchmark::DoNotOptimize(traffic);
+    hit = traffic.l2_hit_rate();
+  }
+  state.counters["l2_hit_rate"] = hit;
+}
+BENCHMARK(CacheModelNorm)->ArgName("rows")->Arg(16384)->Arg(8000000)->Unit(benchmark::kMicrosecond);
 
 // Arguments: the GEMM's size and group_m.
 void Predict(benchmark::State& state) {
