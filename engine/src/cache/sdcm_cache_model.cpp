@@ -277,7 +277,7 @@ void walk_touches(const TileSequence& tiles, const Prepared& p, const SdcmOption
   const int samples = k_slices(p.shape, options);
   for (int s = 0; s < samples; ++s)
     walk_stream(detail::StreamWalker::of_this_thread(), tiles, input, p.shape, (s + 0.5) / samples, ctx.waves,
-                [&](const WaveStream& w) { detail::tally_wave(w, ctx, options.tile_maps, t); });
+                [&](const WaveStream& w) { detail::tally_wave(w, ctx, !t.count.empty(), t); });  // distances: the maps'
 }
 
 // Steps 2-4: the touches of the stream (walk_touches), with the misses in flight their totals
@@ -309,8 +309,8 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
     input.multicast.push_back(ap.multicast > 1);
   }
   input.cluster_rows = program.schedule.cluster_rows;
-  input.dense_keys = options.dense_keys;
   input.cluster_cols = program.schedule.cluster_cols;
+  input.dense_keys = options.dense_keys;
   // Measured starts differ wave to wave: every wave is walked.
   const std::int64_t sampled = options.max_waves > 0
       ? std::max(options.max_waves, options.wave_budget_tiles / std::max<std::int64_t>(1, p.shape.slots))
@@ -323,18 +323,14 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
     t.race_window = p.shape.race_window;
     t.merge_per_lookup = std::max<std::int64_t>(1, options.merge_per_lookup);
     t.short_row_looked = p.short_row_looked;
-    // Stores are never touched by the stream; numbered keys (SdcmOptions::dense_keys) get their
-    // runs as the walk meets them (tally_wave).
-    const auto slots_of = [&options](const AccessPlan& ap, std::int64_t per_key) {
-      const std::int64_t keys = ap.access->write || ap.keys.count() > options.dense_keys ? 0 : ap.keys.count();
-      return static_cast<std::size_t>(keys * per_key);
-    };
-    for (const AccessPlan& ap : p.plans) t.runs.emplace_back(slots_of(ap, p.lv.groups), Tally::Run{});
+    // Each streamed access's runs are sized by tally_wave to the keys the walk can give it
+    // (WaveStream::key_counts); stores are never touched by the stream and keep none.
+    t.runs.resize(p.plans.size());
     if (p.shape.domains > 0) {
       t.domain_of_slot = p.shape.domain_of_slot.data();
       t.domain_slots = static_cast<std::int64_t>(p.shape.domain_of_slot.size());
       t.domains = p.shape.domains;
-      for (const AccessPlan& ap : p.plans) t.domain_runs.emplace_back(slots_of(ap, t.domains), Tally::DomainRun{});
+      t.domain_runs.resize(p.plans.size());
     }
   }
   const int samples = k_slices(p.shape, options);

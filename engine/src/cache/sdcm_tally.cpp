@@ -241,7 +241,8 @@ void tally_each(const WaveStream& wave, const TallyContext& c, Tally& t, Cascade
 }  // namespace
 
 void tally_wave(const WaveStream& wave, const TallyContext& c, bool distance, Tally& t) {
-  // Runs for the blocks of numbered keys met so far (StreamInput::dense_keys); the others have theirs.
+  // Runs for every block the walk's keys can name so far (WaveStream::key_counts: all of an
+  // access's blocks, or the ones met where the walk numbers them, StreamInput::dense_keys).
   for (std::size_t s = 0; s < c.streamed.size() && s < wave.key_counts.size(); ++s) {
     const std::size_t a = c.streamed[s], keys = static_cast<std::size_t>(wave.key_counts[s]);
     if (a < t.runs.size() && t.runs[a].size() < keys * static_cast<std::size_t>(c.levels.groups))

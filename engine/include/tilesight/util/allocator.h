@@ -10,8 +10,8 @@ namespace tilesight {
 // heap shrinks, and the next analysis faults its pages in again: about 30 page faults and a
 // heap shrink an analysis, 600-750 us a call on the 2-core development VM against 104 us with
 // the memory kept (bench/engine_bench.cpp; `perf stat -e page-faults`: 34758 faults in 1120
-// analyses, 320 kept). Call once at the start of main; a no-op
-// outside glibc. The process keeps up to 64 MB of free heap.
+// analyses, 320 kept). Call once at the start of main; a no-op outside glibc. The process
+// keeps up to 64 MB of free heap.
 void keep_freed_memory();
 
 }  // namespace tilesight
