@@ -77,3 +77,42 @@ TEST_CASE("tiles with their SM to themselves widen their waves linearly, not as 
   CHECK(dram_read(linear) == Approx(1.0828e9).epsilon(0.05));
   CHECK(dram_read(walked) > 2 * 1.0828e9);
 }
+
+TEST_CASE("the cache model reports its stream in time as it laid it out", "[cache][sdcm]") {
+  // 8192^3, 64 x 256 x 64 tiles, group 1, 2 stages: two tiles an SM (80 KiB of shared memory
+  // each), 264 slots, 128 iterations a tile. By hand from the H200 profile:
+  // - drift: per_iteration = (DRAM 400 - L2 207.5) / 400 ns = 0.48125, bounded after 128
+  //   iterations at 0.48125 / sqrt(0.48125 x 1.51875) = 0.56291 iterations;
+  // - own speed: two tiles' loads an iteration, 2 x 40960 B at 65.9 GB/s = 1243.1 ns (the
+  //   tensor cores' 2 x 651 ns is shorter), one stage ahead of a 560 + 275 ns loaded round
+  //   trip: queued 1 - 835 / 1243.1 = 0.32828, x tile_rate_sd 0.107 = 0.035126;
+  // - windows: the fill window's floor, 1.75 iterations (the DRAM latency is 0.32 of one);
+  //   a hit's read 34 ns / 1243.1 ns = 0.027351.
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  kernels::GemmParams p;
+  p.M = p.N = p.K = 8192;
+  p.block_m = 64, p.block_n = 256, p.block_k = 64, p.group_m = 1, p.stages = 2, p.warps = 4;
+  const cache::SdcmCacheModel sdcm({.tile_maps = false, .memo = false});
+  const auto two = sdcm.analyze(kernels::lift_gemm(p), *hw).stream;
+  REQUIRE(two);
+  CHECK(two->tiles_in_flight == 264);
+  CHECK(two->steps == 128);
+  CHECK(two->drift_sd == Approx(0.56291).epsilon(1e-4));
+  CHECK(two->tile_rate_sd == Approx(0.035126).epsilon(1e-3));
+  CHECK(two->wave_growth == 0);
+  CHECK(two->fill_window == Approx(1.75));
+  CHECK(two->hit_window == Approx(0.027351).epsilon(1e-3));
+  // 4096 x 4096 x 14336, 128 x 128 x 64 tiles, 5 stages: one tile an SM, its waves widen
+  // linearly (tile_wave_growth 0.0192) in place of the own-speed walk.
+  p.M = 4096, p.N = 4096, p.K = 14336;
+  p.block_m = 128, p.block_n = 128, p.block_k = 64, p.stages = 5;
+  const auto five = sdcm.analyze(kernels::lift_gemm(p), *hw).stream;
+  REQUIRE(five);
+  CHECK(five->tiles_in_flight == 132);
+  CHECK(five->steps == 224);
+  CHECK(five->wave_growth == Approx(0.0192));
+  CHECK(five->tile_rate_sd == 0);
+  // The first-touch model has no stream in time.
+  CHECK_FALSE(cache::FirstTouchCacheModel().analyze(kernels::lift_gemm(p), *hw).stream);
+}

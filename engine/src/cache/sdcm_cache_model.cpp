@@ -341,6 +341,11 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
     traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles)));
   at_least_cold_misses(traffic, p.plans, p.lv);
   if (maps) detail::add_maps(traffic, t, p.plans, seq, waves, p.lv.l15);
+  const StreamShape& s = p.shape;
+  traffic.stream = StreamTiming{.tiles_in_flight = s.slots, .steps = s.steps,
+                                .drift_sd = within_tile_drift(s.skew, static_cast<double>(s.steps)),
+                                .tile_rate_sd = s.skew.rate_sd, .wave_growth = s.skew.wave_growth,
+                                .fill_window = s.fill_window, .hit_window = s.hit_window};
   return traffic;
 }
 

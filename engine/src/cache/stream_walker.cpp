@@ -11,23 +11,6 @@ namespace tilesight::cache {
 
 namespace {
 
-// A tile's drift after k iterations of its loop (sd, iterations). Each iteration adds a step of
-// sd `per_iteration`, but the tiles of a wave share blocks: one that falls behind finds them
-// in L2 (its iterations take the L2 latency, not the DRAM one) and catches up by
-// (DRAM - L2) / DRAM latency iterations per iteration of lag, the same `per_iteration`
-// (theta); one ahead pays the misses and slows. The lag is an AR(1) walk
-// x' = (1 - theta) x + step, sd after k steps per_iteration * sqrt((1 - (1 - theta)^2k) /
-// (theta (2 - theta))): sqrt(k) steps at first, then bounded (0.56 iterations on the H200
-// profile) instead of sqrt(k) for good. The burst rows of ncu_pending.csv show the catch-up:
-// 8 CTAs started 1.6 us (four DRAM round trips) apart still reach L2 as a convoy (lookups
-// 98304 at no stagger, 116884 at 800 FMAs per CTA, of 262144 requests).
-double within_tile_drift(const SkewModel& skew, double k) {
-  const double s = skew.per_iteration;
-  if (!(s > 0) || !(k > 0)) return 0;
-  const double theta = std::min(s, 1.0);
-  return s * std::sqrt((1 - std::pow(1 - theta, 2 * k)) / (theta * (2 - theta)));
-}
-
 // The first wave's start spread (iterations): its CTAs start together. %globaltimer at the
 // start of every CTA of 87 one-wave launches (hw_profiles/calibrate/h200/cta_skew.csv.gz,
 // cta_skew_small.csv.gz, skinny_phases.csv.gz): 0-128 ns from the first to the last, 0-0.34
@@ -98,6 +81,23 @@ std::uint64_t phase_key(float phase, std::size_t slot) {
 }
 
 }  // namespace
+
+// A tile's drift after k iterations of its loop (sd, iterations). Each iteration adds a step of
+// sd `per_iteration`, but the tiles of a wave share blocks: one that falls behind finds them
+// in L2 (its iterations take the L2 latency, not the DRAM one) and catches up by
+// (DRAM - L2) / DRAM latency iterations per iteration of lag, the same `per_iteration`
+// (theta); one ahead pays the misses and slows. The lag is an AR(1) walk
+// x' = (1 - theta) x + step, sd after k steps per_iteration * sqrt((1 - (1 - theta)^2k) /
+// (theta (2 - theta))): sqrt(k) steps at first, then bounded (0.56 iterations on the H200
+// profile) instead of sqrt(k) for good. The burst rows of ncu_pending.csv show the catch-up:
+// 8 CTAs started 1.6 us (four DRAM round trips) apart still reach L2 as a convoy (lookups
+// 98304 at no stagger, 116884 at 800 FMAs per CTA, of 262144 requests).
+double within_tile_drift(const SkewModel& skew, double k) {
+  const double s = skew.per_iteration;
+  if (!(s > 0) || !(k > 0)) return 0;
+  const double theta = std::min(s, 1.0);
+  return s * std::sqrt((1 - std::pow(1 - theta, 2 * k)) / (theta * (2 - theta)));
+}
 
 namespace detail {
 

@@ -211,6 +211,7 @@ void fill_cache(report::Prediction& pred, const plan::TileProgram& p, const hw::
                             .l2_far_hit_bytes = a.l2_far_hit_bytes});
   }
   for (const auto& m : tensors.tile_maps) pred.hit_rate_maps.push_back(hit_rate_map(p.grid, m));
+  pred.cache_stream = tensors.stream;
 }
 
 // Step 2's model: the caller's, else the built-in one named by options.cache. Per-tile maps

@@ -17,6 +17,29 @@ std::string format_us(double us) {
   return buf;
 }
 
+namespace {
+
+// Why the hit rate is what it is, in time: how far apart the tiles that share a block run
+// (their drift within a wave, and across waves their own speeds or the waves' widening), and
+// how long a miss stays open to other SMs' reads of its block (cache::StreamTiming).
+std::string stream_sentence(const cache::StreamTiming& s) {
+  char buf[320];
+  const int n = std::snprintf(buf, sizeof buf, "Cache stream: %lld tiles in flight, %lld iterations each; within a wave a tile drifts %.2g iterations (sd), ",
+                              static_cast<long long>(s.tiles_in_flight), static_cast<long long>(s.steps), s.drift_sd);
+  std::string text(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
+  if (s.wave_growth > 0) std::snprintf(buf, sizeof buf, "each wave's starts widen by %.2g%% of a tile", 100 * s.wave_growth);
+  else if (s.tile_rate_sd > 0) std::snprintf(buf, sizeof buf, "across waves a tile's own speed varies by %.2g%%", 100 * s.tile_rate_sd);
+  else std::snprintf(buf, sizeof buf, "across waves the tiles keep pace");
+  text += buf;
+  if (s.fill_window > 0) {
+    std::snprintf(buf, sizeof buf, "; a miss merges other SMs' reads of its block for %.3g iterations", s.fill_window);
+    text += buf;
+  }
+  return text + ".";
+}
+
+}  // namespace
+
 std::string format_percent(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", x * 100);
@@ -116,6 +139,7 @@ std::vector<std::string> diagnose(const Prediction& p) {
       : "";
   out.push_back("L2 hit rate " + format_percent(p.l2_hit_rate) + " (" + p.cache_model + ")" + spills +
                 "; DRAM traffic " + format_bytes(p.dram_bytes) + ".");
+  if (p.cache_stream) out.push_back(stream_sentence(*p.cache_stream));
   return out;
 }
 

@@ -59,6 +59,13 @@ nlohmann::json tensors_json(const Prediction& p) {
   return arr;
 }
 
+// The cache model's stream in time (cache::StreamTiming): what sets its reuse gaps and merges.
+nlohmann::json stream_json(const cache::StreamTiming& s) {
+  return {{"tiles_in_flight", s.tiles_in_flight}, {"steps", s.steps}, {"drift_sd", r6(s.drift_sd)},
+          {"tile_rate_sd", r6(s.tile_rate_sd)}, {"wave_growth", r6(s.wave_growth)},
+          {"fill_window", r6(s.fill_window)}, {"hit_window", r6(s.hit_window)}};
+}
+
 nlohmann::json timeline_json(const Prediction& p) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& e : p.timeline)
@@ -192,6 +199,7 @@ nlohmann::json to_json(const Prediction& p, const JsonOptions& options) {
     j["loops"] = loops_json(p);
     j["wave_detail"] = waves_json(p);
     j["tensors"] = tensors_json(p);
+    if (p.cache_stream) j["cache_stream"] = stream_json(*p.cache_stream);
     j["diagnosis"] = p.diagnosis;
     if (!p.warnings.empty()) j["warnings"] = p.warnings;
   }

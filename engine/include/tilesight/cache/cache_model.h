@@ -2,9 +2,11 @@
 // access, which share of its bytes comes from L2 and which from DRAM.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "tilesight/cache/stream_timing.h"
 #include "tilesight/hw/hardware_spec.h"
 #include "tilesight/plan/tile_program.h"
 
@@ -45,6 +47,7 @@ struct CacheTraffic {
   std::string model;  // name for the report
   std::vector<AccessTraffic> accesses;  // one per TileProgram::accesses, same order
   std::vector<TileHitMap> tile_maps;    // empty when the model has no per-tile view
+  std::optional<StreamTiming> stream;   // empty when the model has no stream in time
 
   double dram_read_bytes() const;
   double dram_write_bytes() const;

@@ -77,6 +77,10 @@ struct SkewModel {
   double wave_growth = 0;    // share of a tile each wave's start spread widens by (0: the rate_sd walk)
 };
 
+// A tile's drift after k iterations of its loop (sd, iterations): the per_iteration walk,
+// bounded by the catch-up of tiles that fall behind (stream_walker.cpp).
+double within_tile_drift(const SkewModel& skew, double k);
+
 struct StreamShape {
   std::int64_t slots = 1;                    // tiles in flight at once
   std::int64_t groups = 1;                   // SM groups, each with its own near cache

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "tilesight/cache/stream_timing.h"
 #include "tilesight/hw/hardware_spec.h"
 #include "tilesight/hw/resource.h"
 
@@ -212,6 +214,7 @@ struct Prediction {
   double dram_write_bytes = 0;
   std::vector<TensorTraffic> tensors;
   std::vector<HitRateMap> hit_rate_maps;  // empty when the cache model gives no per-tile view
+  std::optional<cache::StreamTiming> cache_stream;  // the cache model's stream in time, where it has one
 
   NetworkReport network;                // cross-device stages; empty on one GPU
   ServeReport serve;                    // llm_decode only (step_us > 0)
