@@ -41,6 +41,9 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
        python3 cta_skew.py --transitions h200/cta_skew_coherence.csv.gz ...   (no GPU needed): per
               multi-wave launch, the odds a tile of a wave's core hands its SM to one past the
               L2's reach, and back
+       python3 cta_skew.py --coupling h200/cta_skew*.csv.gz [--cli build/bin/tilesight-cli]   (no GPU
+              needed): per group-1 2-stage launch of 3+ waves, whether the tiles sharing a column of B
+              start together, against the wave's footprint over the L2 and the model's own speed
        python3 cta_skew.py --out DIR --set sample  (cta_skew_sample.csv, one launch each: 130 corpus
               and held-out-4 configs of 4+ CTAs an SM drawn at random, for l2_measured_starts.py)
 
@@ -340,6 +343,53 @@ def gaps(path):
               f"iterations apart (median; 75th percentile {p75:.1f}), {len(reps)} launches")
 
 
+def coupling(paths, profile, cli):
+    """Which group-1 2-stage launches of 3+ waves keep their tiles together (docs/cache-model.md,
+    "Convoys that hold or part"): per traced launch (first repeat), the footprint ratio (the first
+    wave's distinct A and B bytes a k-step, row-major: S / (N / BLOCK_N) rows of A and up to
+    N / BLOCK_N columns of B, times the k-steps, over the profile's L2 bytes), the cache model's
+    own-speed sd (`cache_stream.tile_rate_sd` of `tilesight-cli predict`), the tiles an SM, and the
+    median over waves 2+ of the median start gap of tiles sharing a column of B (launch positions
+    N / BLOCK_N apart), in iterations. Sorted by own speed x footprint ratio."""
+    import json
+    import statistics
+    import subprocess
+    with open(profile) as f:
+        l2 = json.load(f)["l2"]["bytes"]
+    l2 = l2["value"] if isinstance(l2, dict) else l2
+    seen, out = set(), []
+    for path in paths:
+        for key, tiles in sorted(read_launches(path).items()):
+            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+            if group_m != 1 or stages != 2 or rep != 0 or key[:-1] in seen:
+                continue
+            steps, iteration, slots = launch_shape(tiles, k, bk)
+            across = -(-n // bn)
+            waves = len(tiles) / slots
+            if waves < 3 or slots < 1.5 * across:
+                continue
+            seen.add(key[:-1])
+            starts = [tiles[p][0] for p in sorted(tiles)]
+            per_wave = []
+            for w in range(2, int(waves)):
+                lo, hi = w * slots, min(len(starts), (w + 1) * slots)
+                gap = [abs(starts[p + across] - starts[p]) / iteration for p in range(lo, hi - across)]
+                if gap:
+                    per_wave.append(statistics.median(gap))
+            ratio = ((slots / across) * bm + across * bn) * bk * 2 * steps / l2
+            plan = {"kernel": "gemm", "hardware": "h200", "params": dict(
+                zip(("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"), key[:-1]), dtype="bf16")}
+            pred = json.loads(subprocess.run([cli, "predict", "--format", "json", "-"], input=json.dumps(plan),
+                                             capture_output=True, text=True, check=True).stdout)
+            rate = pred["cache_stream"]["tile_rate_sd"]
+            out.append((rate * ratio, rate, ratio, key, slots / 132, waves, statistics.median(per_wave)))
+    print("own speed x ratio  own speed  ratio  launch                         tiles/SM  waves  B column's start gap (it)")
+    for x, rate, ratio, key, per_sm, waves, gap in sorted(out):
+        m, n, k, bm, bn, bk, _, _, warps, _ = key
+        print(f"{x:17.3f}  {rate:9.4f}  {ratio:5.1f}  {m}x{n}x{k} {bm}x{bn}x{bk} w{warps}".ljust(66) +
+              f"{per_sm:8.0f}  {waves:5.1f}  {gap:6.1f}")
+
+
 def launch_shape(tiles, k, bk):
     """A recorded launch's loop iterations, its median tile's iteration (ns) and its slots (the
     tiles that start before the first one ends)."""
@@ -555,11 +605,17 @@ def main():
                     "to one past the L2's reach, and back")
     ap.add_argument("--gpcs", nargs="+", help="multi-wave CSVs: which SMs fall behind, and how much of it is whole GPCs")
     ap.add_argument("--growth", nargs="+", help="multi-wave CSVs: the profile's tile_wave_growth (one tile an SM, 3-5 stages)")
+    ap.add_argument("--coupling", nargs="+", help="multi-wave CSVs: which group-1 2-stage launches keep the tiles "
+                    "sharing a column of B together, against the footprint and the model's own speed")
+    ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "build", "bin", "tilesight-cli"))
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "sample"], default="corpus")
     args = ap.parse_args()
     if args.fit:
         fit(args.fit, args.profile)
+        return
+    if args.coupling:
+        coupling(args.coupling, args.profile, args.cli)
         return
     for given, analysis in ((args.gaps, gaps), (args.widths, widths), (args.growth, growth),
                             (args.transitions, transitions), (args.gpcs, gpcs),
