@@ -152,16 +152,20 @@ def main():
                     help="l2_hit_heldout.csv (three many-wave shapes measured 2026-12-02, after the model was fixed) instead")
     ap.add_argument("--heldout4", action="store_true",
                     help="l2_hit_heldout4.csv (five LLM-like shapes measured 2026-12-02) instead")
+    ap.add_argument("--heldout5", action="store_true",
+                    help="l2_hit_heldout5.csv (five more LLM-like shapes measured 2026-12-04) instead")
     ap.add_argument("--worst", type=int, default=25)
     ap.add_argument("--lookups", action="store_true",
                     help="also predict the lookups per requested sector, row by row, against ncu's")
     a = ap.parse_args()
 
     spills = {tuple(int(r[c]) for c in KEY): int(r["n_spills"])
-              for timed in ("triton_gemm.csv", "triton_gemm_heldout3.csv", "triton_gemm_heldout4.csv")
+              for timed in ("triton_gemm.csv", "triton_gemm_heldout3.csv", "triton_gemm_heldout4.csv",
+                          "triton_gemm_heldout5.csv") if os.path.exists(os.path.join(HERE, timed))
               for r in read(os.path.join(HERE, timed))}
     files = (["l2_hit.csv"] if a.hand else ["l2_hit_calib.csv"] if a.calib
              else ["l2_hit_heldout.csv"] if a.heldout else ["l2_hit_heldout4.csv"] if a.heldout4
+             else ["l2_hit_heldout5.csv"] if a.heldout5
              else ["l2_hit_sweep.csv", "l2_hit_corpus.csv"])
     rows = []
     for f in files:

@@ -18,6 +18,8 @@
                                      shapes in no other set -> DIR/l2_hit_heldout.csv
   python3 ncu_l2.py --set heldout4   the same on HELDOUT4_SHAPES, five LLM-like shapes
                                      (triton_gemm_heldout4.csv) -> DIR/l2_hit_heldout4.csv
+  python3 ncu_l2.py --set heldout5   the same on HELDOUT5_SHAPES, five more LLM-like shapes
+                                     (triton_gemm_heldout5.csv) -> DIR/l2_hit_heldout5.csv
   python3 ncu_l2.py --set repeat     50 clean corpus configs (REPEAT_CONFIGS), each profiled
                                      once in each of three ncu processes -> DIR/l2_hit_repeat.csv
                                      (the run-to-run noise of the hit rate; l2_repeat.py reads it)
@@ -98,6 +100,14 @@ HELDOUT_SHAPES = [(4096, 8192, 16384), (12288, 12288, 4096), (3072, 20480, 6144)
 # not powers of two, a partial last tile row, M = 32), no cache rule changed after.
 HELDOUT4_SHAPES = [(2048, 13824, 5120), (3584, 18944, 3584), (32, 11008, 4096), (5120, 5120, 1536),
                    (1520, 7168, 2048)]
+# "heldout5" set (2026-12-04, session 34): five more LLM-like shapes in no set before it, chosen
+# before any was measured and after the day's model was fixed (main 44edd21): an MLP up
+# projection of 6144 tokens at hidden 5120 (17920 wide), a down projection of 2048 tokens into
+# 3072 (K 8192), 4608 tokens at hidden 3584 into 14336, 768 tokens into a 24576-wide fused
+# projection (K 6144), and a down projection of 10240 tokens from 11008 into 4096.
+# triton_gemm_sweep.py --shapes times the same configs (triton_gemm_heldout5.csv).
+HELDOUT5_SHAPES = [(6144, 17920, 5120), (2048, 3072, 8192), (4608, 14336, 3584), (768, 24576, 6144),
+                   (10240, 4096, 11008)]
 
 
 # "repeat" set: how far ncu's hit rate of one config moves from launch to launch and from
@@ -182,6 +192,8 @@ def set_shapes(name):
         return HELDOUT_SHAPES
     if name == "heldout4":
         return HELDOUT4_SHAPES
+    if name == "heldout5":
+        return HELDOUT5_SHAPES
     from triton_gemm_sweep import SHAPES
     return [s for s in SHAPES if s not in SWEEP_SHAPES]  # "corpus": the other corpus shapes
 
@@ -373,7 +385,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
     ap.add_argument("--out", default=HERE)
-    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat", "heldout", "heldout4"])
+    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat", "heldout", "heldout4", "heldout5"])
     ap.add_argument("--group", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300, help="per ncu invocation, s")
     ap.add_argument("--budget-s", type=float, default=600, help="no new group after this")
