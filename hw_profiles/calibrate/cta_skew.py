@@ -32,6 +32,8 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
               configs whose L2 hit rate the model misses most, l2_hit_heldout.csv)
        python3 cta_skew.py --out DIR --set coherence  (cta_skew_coherence.csv: 36 group-1 many-wave
               launches, mostly 2 stages, on 8192^3, 4096x14336x4096 and 4096x28672x8192)
+       python3 cta_skew.py --out DIR --set heldout5  (cta_skew_heldout5.csv: the ten configs the model
+              misses most on l2_hit_heldout5.csv)
        python3 cta_skew.py --gaps h200/cta_skew_big.csv.gz   (no GPU needed): per group-1 launch,
               how far apart the tiles sharing a column of B start, in iterations
        python3 cta_skew.py --widths h200/cta_skew_coherence.csv.gz   (no GPU needed): per
@@ -187,6 +189,17 @@ HELDOUT_CASES = [("heldout", M, N, K, bm, bn, bk, g, s, w)
                      (12288, 12288, 4096, 64, 128, 32, 1, 4, 8), (12288, 12288, 4096, 64, 128, 32, 1, 5, 4),
                      (12288, 12288, 4096, 64, 64, 32, 1, 5, 8), (4096, 8192, 16384, 64, 256, 64, 1, 2, 4),
                      (3072, 20480, 6144, 64, 256, 64, 1, 2, 4), (3072, 20480, 6144, 256, 64, 64, 1, 5, 4)]]
+
+# The ten configs whose L2 hit rate the model misses most on the fifth held-out set
+# (tests/validation/h200/l2_hit_heldout5.csv, 2026-12-04, against main 44edd21): group-1 2-stage
+# loops of wide tiles it reads 16-23 pp low, 3-5-stage ones and 64 x 64 x 32 at 2 stages 14-18 high.
+HELDOUT5_CASES = [("heldout5", M, N, K, bm, bn, bk, g, s, w)
+                  for (M, N, K, bm, bn, bk, g, s, w) in [
+                      (4608, 14336, 3584, 64, 256, 64, 1, 2, 4), (6144, 17920, 5120, 64, 256, 64, 1, 2, 4),
+                      (4608, 14336, 3584, 64, 128, 32, 1, 4, 8), (768, 24576, 6144, 64, 128, 64, 1, 2, 4),
+                      (768, 24576, 6144, 64, 256, 64, 1, 2, 4), (4608, 14336, 3584, 64, 128, 32, 1, 5, 4),
+                      (768, 24576, 6144, 256, 64, 64, 1, 4, 4), (10240, 4096, 11008, 64, 64, 32, 1, 2, 4),
+                      (6144, 17920, 5120, 64, 256, 128, 1, 2, 4), (4608, 14336, 3584, 64, 64, 32, 1, 5, 8)]]
 
 # The small one- and two-wave GEMMs of cold_start.py, whose time the model misses by 1-2 us.
 SMALL_CASES = [("small", M, N, K, bm, bn, bk, g, s, w)
@@ -609,7 +622,8 @@ def main():
                     "sharing a column of B together, against the footprint and the model's own speed")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "build", "bin", "tilesight-cli"))
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
-    ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "sample"], default="corpus")
+    ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "heldout5", "sample"],
+                    default="corpus")
     args = ap.parse_args()
     if args.fit:
         fit(args.fit, args.profile)
@@ -627,14 +641,15 @@ def main():
     flush_buf = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
     name = {"big": "cta_skew_big.csv", "wide": "cta_skew_wide.csv", "small": "cta_skew_small.csv",
                 "fixed": "cta_skew_fixed.csv", "coherence": "cta_skew_coherence.csv",
-                "heldout": "cta_skew_heldout.csv", "sample": "cta_skew_sample.csv"}.get(args.set, "cta_skew.csv")
+                "heldout": "cta_skew_heldout.csv", "heldout5": "cta_skew_heldout5.csv",
+                "sample": "cta_skew_sample.csv"}.get(args.set, "cta_skew.csv")
     with open(os.path.join(args.out, name), "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/cta_skew.py"))
         w_ = csv.writer(f)
         w_.writerow(["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages",
                      "warps", "rep", "pid", "smid", "t_start_ns", "t_end_ns"])
         cases = {"big": BIG_CASES, "wide": WIDE_CASES, "small": SMALL_CASES, "fixed": FIXED_CASES,
-                 "coherence": COHERENCE_CASES, "heldout": HELDOUT_CASES}
+                 "coherence": COHERENCE_CASES, "heldout": HELDOUT_CASES, "heldout5": HELDOUT5_CASES}
         if args.set == "sample":
             traced = {c[1:] for group in (CASES, BIG_CASES, WIDE_CASES, COHERENCE_CASES, HELDOUT_CASES) for c in group}
             cases["sample"] = sample_cases(traced)
