@@ -79,25 +79,27 @@ TEST_CASE("tiles with their SM to themselves widen their waves linearly, not as 
 }
 
 TEST_CASE("the cache model reports its stream in time as it laid it out", "[cache][sdcm]") {
-  // 8192^3, 64 x 256 x 64 tiles, group 1, 2 stages: two tiles an SM (80 KiB of shared memory
-  // each), 264 slots, 128 iterations a tile. By hand from the H200 profile:
-  // - drift: per_iteration = (DRAM 400 - L2 207.5) / 400 ns = 0.48125, bounded after 128
+  // 8192 x 8192 x 28672, 64 x 256 x 64 tiles, group 1, 2 stages: two tiles an SM (80 KiB of
+  // shared memory each), 264 slots, 448 iterations a tile. By hand from the H200 profile:
+  // - drift: per_iteration = (DRAM 400 - L2 207.5) / 400 ns = 0.48125, bounded after 448
   //   iterations at 0.48125 / sqrt(0.48125 x 1.51875) = 0.56291 iterations;
   // - own speed: two tiles' loads an iteration, 2 x 40960 B at 65.9 GB/s = 1243.1 ns (the
   //   tensor cores' 2 x 651 ns is shorter), one stage ahead of a 560 + 275 ns loaded round
-  //   trip: queued 1 - 835 / 1243.1 = 0.32828, x tile_rate_sd 0.107 = 0.035126;
+  //   trip: queued 1 - 835 / 1243.1 = 0.32828, x tile_rate_sd 0.107 = 0.035126, kept whole: the
+  //   first wave's footprint (9 rows of A, 32 columns of B over 448 k-steps: 502.8 MB) is 9.0 L2s,
+  //   x = 0.315 (the next test case);
   // - windows: the fill window's floor, 1.75 iterations (the DRAM latency is 0.32 of one);
   //   a hit's read 34 ns / 1243.1 ns = 0.027351.
   auto hw = hw::load_profile("h200");
   REQUIRE(hw);
   kernels::GemmParams p;
-  p.M = p.N = p.K = 8192;
+  p.M = p.N = 8192, p.K = 28672;
   p.block_m = 64, p.block_n = 256, p.block_k = 64, p.group_m = 1, p.stages = 2, p.warps = 4;
   const cache::SdcmCacheModel sdcm({.tile_maps = false, .memo = false});
   const auto two = sdcm.analyze(kernels::lift_gemm(p), *hw).stream;
   REQUIRE(two);
   CHECK(two->tiles_in_flight == 264);
-  CHECK(two->steps == 128);
+  CHECK(two->steps == 448);
   CHECK(two->drift_sd == Approx(0.56291).epsilon(1e-4));
   CHECK(two->tile_rate_sd == Approx(0.035126).epsilon(1e-3));
   CHECK(two->wave_growth == 0);
@@ -115,4 +117,33 @@ TEST_CASE("the cache model reports its stream in time as it laid it out", "[cach
   CHECK(five->tile_rate_sd == 0);
   // The first-touch model has no stream in time.
   CHECK_FALSE(cache::FirstTouchCacheModel().analyze(kernels::lift_gemm(p), *hw).stream);
+}
+
+TEST_CASE("loops one stage ahead keep together while a laggard finds its partners' blocks in L2", "[cache][sdcm]") {
+  // Group-1 GEMMs of 64 x 256 x 64 tiles at 2 stages, two tiles an SM, own speed 0.035126 (the
+  // test above). The own speed is kept at (x - 0.10) / 0.20 of itself, x = own speed x the first
+  // wave's footprint over the L2's 56 MB (cta_skew.py --coupling: 53 traced launches hold up to
+  // x = 0.10, part from 0.30 on). By hand, 264 slots, A panels 8192 B and B panels 32768 B a k-step:
+  // - 12288 x 12288 x 4096: 6 rows of A and 48 columns of B over 64 k-steps, 3.15 + 100.7 MB,
+  //   x = 0.0651: kept pace; ncu 69.1% L2 hits (l2_hit_heldout.csv), 39.4% with the own speed;
+  // - 4096 x 8192 x 16384: 9 rows and 32 columns over 256 k-steps, 18.9 + 268.4 MB, x = 0.1802:
+  //   0.401 of it, 0.014089; ncu 59.8%, 35.4% with all of it;
+  // - 8192 x 8192 x 28672: 9 and 32 over 448, 33.0 + 469.8 MB, x = 0.315: all of it; ncu 30.2%.
+  auto hw = hw::load_profile("h200");
+  REQUIRE(hw);
+  REQUIRE(hw->l2.bytes == Approx(56e6));
+  const cache::SdcmCacheModel sdcm({.tile_maps = false, .memo = false});
+  const auto stream = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    kernels::GemmParams p;
+    p.M = m, p.N = n, p.K = k;
+    p.block_m = 64, p.block_n = 256, p.block_k = 64, p.group_m = 1, p.stages = 2, p.warps = 4;
+    const auto t = sdcm.analyze(kernels::lift_gemm(p), *hw);
+    REQUIRE(t.stream);
+    return std::pair{t.stream->tile_rate_sd, t.l2_hit_rate()};
+  };
+  const auto [held, held_hits] = stream(12288, 12288, 4096);
+  CHECK(held == 0);
+  CHECK(held_hits == Approx(0.691).margin(0.03));
+  CHECK(stream(4096, 8192, 16384).first == Approx(0.014089).epsilon(2e-3));
+  CHECK(stream(8192, 8192, 28672).first == Approx(0.035126).epsilon(1e-3));
 }

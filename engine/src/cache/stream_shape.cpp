@@ -123,6 +123,42 @@ double derived_rate_sd(const LoopPace& pace, const hw::HardwareSpec& hw) {
   return hw.tile_rate_sd * queued * pace.load_s / pace.iteration_s;
 }
 
+// The bytes the first wave's tiles read over their whole loop: each read access's distinct
+// blocks among the first `slots` launch positions, at the block's bytes over all executions
+// (for a group-1 GEMM: the wave's rows of A and columns of B over all of K).
+double wave_footprint(const plan::TileProgram& p, const TileLaunchOrder& order, const std::vector<AccessPlan>& plans,
+                      std::int64_t slots) {
+  const std::int64_t n = std::min(slots, p.grid.tiles());
+  if (n <= 0) return 0;
+  std::vector<TileCoord> coords(static_cast<std::size_t>(n));
+  order.coordinates(p.grid, 0, n, coords.data());
+  std::vector<std::int64_t> keys(coords.size());
+  double bytes = 0;
+  for (const AccessPlan& ap : plans) {
+    if (ap.access->write) continue;
+    std::transform(coords.begin(), coords.end(), keys.begin(), [&](const TileCoord& c) { return ap.keys.of_coord(c); });
+    std::sort(keys.begin(), keys.end());
+    const auto distinct = std::unique(keys.begin(), keys.end()) - keys.begin();
+    bytes += static_cast<double>(distinct) * ap.block_bytes * ap.executions;
+  }
+  return bytes;
+}
+
+// Tiles one stage ahead whose own speeds would part them (derived_rate_sd > 0) still travel
+// together while a laggard finds its partners' blocks in L2 and catches up: their waves hold
+// when the own speed times the wave's footprint over the L2 (x, wave_footprint / l2.bytes) is
+// small and part when it is large. cta_skew.py --coupling, the 53 traced group-1 2-stage
+// launches of 3+ waves: the tiles sharing a column of B start 0.3-3.0 iterations apart
+// (median) up to x = 0.10 and 42-66 apart from x = 0.30 on (every launch there), mixed
+// between; the own speed is kept at the share (x - 0.10) / 0.20 of itself, none below 0.10.
+constexpr double kWavesHold = 0.10, kWavesPart = 0.30;
+
+double coupled_rate_sd(double rate_sd, double footprint, const hw::HardwareSpec& hw) {
+  if (!(rate_sd > 0) || !(hw.l2.bytes > 0)) return rate_sd;
+  const double x = rate_sd * footprint / hw.l2.bytes;
+  return rate_sd * std::clamp((x - kWavesHold) / (kWavesPart - kWavesHold), 0.0, 1.0);
+}
+
 // How much wider each wave's starts are than the last (SkewModel::wave_growth), where the
 // tiles' own speeds would otherwise walk them apart (derived_rate_sd > 0) and each tile has its
 // SM to itself with its loads two or more stages ahead: there each SM keeps a speed of its own,
@@ -153,6 +189,8 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   const double resident = static_cast<double>(slots) / static_cast<double>(sms);
   const LoopPace pace = loop_pace(p, hw, plans, resident, steps);
   shape.skew.rate_sd = options.skew_per_iteration && *options.skew_per_iteration == 0 ? 0 : derived_rate_sd(pace, hw);
+  if (pace.ahead <= 1 && shape.skew.rate_sd > 0)
+    shape.skew.rate_sd = coupled_rate_sd(shape.skew.rate_sd, wave_footprint(p, order, plans, slots), hw);
   shape.skew.wave_growth = derived_wave_growth(pace, hw, order, shape.skew.rate_sd);
   if (shape.skew.wave_growth > 0) shape.skew.rate_sd = 0;
   // Only where the L2 is the near cache (H200, ncu-validated): with an L1.5 tier (B200) the

@@ -55,7 +55,13 @@ struct SdcmOptions {
   // 3.63 / 3.27 / 3.12 pp, cuBLAS 3.48 / 3.24 / 3.24 / 3.17 / 3.15, held out 4.59 / 4.51 / 4.74 /
   // 4.67 / 4.78, corpus 4.13-4.15 throughout; callgrind over the bench's 180 plans: 1.00 / 1.11 /
   // 1.21 / 1.57 / 3.2x the instructions (docs/cache-model.md, "Which waves the walk samples").
-  std::int64_t max_waves = 2;
+  // Three since 2-stage loops keep pace while their wave's footprint allows it (stream_shape.cpp,
+  // coupled_rate_sd): a wave's width grows with the waves, and two samples standing for 7-8 waves
+  // each read it at the ends. max_waves 2 / 3 / 4 with that rule: corpus 3.87 / 3.84 / 3.85 pp,
+  // calibration 4.79 / 4.79 / 4.76, held out 4.00 / 3.95 / 3.84, held out 4 2.95 / 2.65 / 2.53,
+  // held out 5 4.12 / 3.78 / 3.72; 8192^3's cache model 75 / 102 / 160 us on the 2-core box
+  // (Google Benchmark): four would take a whole prediction past 200 us.
+  std::int64_t max_waves = 3;
   std::int64_t wave_budget_tiles = 768;
   bool tile_maps = true;                         // fill CacheTraffic::tile_maps
   bool exact = false;                            // eq. 7 instead of eqs. 8-10 (slow)
