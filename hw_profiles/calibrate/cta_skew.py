@@ -358,12 +358,12 @@ def gaps(path):
 
 def coupling(paths, profile, cli):
     """Which group-1 2-stage launches of 3+ waves keep their tiles together (docs/cache-model.md,
-    "Convoys that hold or part"): per traced launch (first repeat), the footprint ratio (the first
-    wave's distinct A and B bytes a k-step, row-major: S / (N / BLOCK_N) rows of A and up to
-    N / BLOCK_N columns of B, times the k-steps, over the profile's L2 bytes), the cache model's
-    own-speed sd (`cache_stream.tile_rate_sd` of `tilesight-cli predict`), the tiles an SM, and the
-    median over waves 2+ of the median start gap of tiles sharing a column of B (launch positions
-    N / BLOCK_N apart), in iterations. Sorted by own speed x footprint ratio."""
+    "Convoys that hold or part"): per traced launch (first repeat), the cache model's own speed
+    before its wave holds it (`cache_stream.own_rate_sd` of `tilesight-cli predict`), the footprint
+    ratio (`cache_stream.wave_footprint_bytes`, the first wave's distinct blocks over the loop, over
+    the profile's L2 bytes), the tiles an SM, and the median over waves 2+ of the median start gap
+    of tiles sharing a column of B (launch positions N / BLOCK_N apart), in iterations. Sorted by
+    own speed x footprint ratio, the x of stream_shape.cpp's coupled_rate_sd."""
     import json
     import statistics
     import subprocess
@@ -389,12 +389,12 @@ def coupling(paths, profile, cli):
                 gap = [abs(starts[p + across] - starts[p]) / iteration for p in range(lo, hi - across)]
                 if gap:
                     per_wave.append(statistics.median(gap))
-            ratio = ((slots / across) * bm + across * bn) * bk * 2 * steps / l2
             plan = {"kernel": "gemm", "hardware": "h200", "params": dict(
                 zip(("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"), key[:-1]), dtype="bf16")}
             pred = json.loads(subprocess.run([cli, "predict", "--format", "json", "-"], input=json.dumps(plan),
                                              capture_output=True, text=True, check=True).stdout)
-            rate = pred["cache_stream"]["tile_rate_sd"]
+            rate = pred["cache_stream"]["own_rate_sd"]
+            ratio = pred["cache_stream"]["wave_footprint_bytes"] / l2 if rate > 0 else 0.0
             out.append((rate * ratio, rate, ratio, key, slots / 132, waves, statistics.median(per_wave)))
     print("own speed x ratio  own speed  ratio  launch                         tiles/SM  waves  B column's start gap (it)")
     for x, rate, ratio, key, per_sm, waves, gap in sorted(out):

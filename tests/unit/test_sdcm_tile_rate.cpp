@@ -139,11 +139,17 @@ TEST_CASE("loops one stage ahead keep together while a laggard finds its partner
     p.block_m = 64, p.block_n = 256, p.block_k = 64, p.group_m = 1, p.stages = 2, p.warps = 4;
     const auto t = sdcm.analyze(kernels::lift_gemm(p), *hw);
     REQUIRE(t.stream);
-    return std::pair{t.stream->tile_rate_sd, t.l2_hit_rate()};
+    CHECK(t.stream->own_rate_sd == Approx(0.035126).epsilon(1e-3));
+    return std::tuple{t.stream->tile_rate_sd, t.stream->wave_footprint, t.l2_hit_rate()};
   };
-  const auto [held, held_hits] = stream(12288, 12288, 4096);
+  const auto [held, held_bytes, held_hits] = stream(12288, 12288, 4096);
   CHECK(held == 0);
+  CHECK(held_bytes == Approx(103.8e6).epsilon(1e-3));
   CHECK(held_hits == Approx(0.691).margin(0.03));
-  CHECK(stream(4096, 8192, 16384).first == Approx(0.014089).epsilon(2e-3));
-  CHECK(stream(8192, 8192, 28672).first == Approx(0.035126).epsilon(1e-3));
+  const auto [part, part_bytes, part_hits] = stream(4096, 8192, 16384);
+  CHECK(part == Approx(0.014089).epsilon(2e-3));
+  CHECK(part_bytes == Approx(287.3e6).epsilon(1e-3));
+  const auto [whole, whole_bytes, whole_hits] = stream(8192, 8192, 28672);
+  CHECK(whole == Approx(0.035126).epsilon(1e-3));
+  CHECK(whole_bytes == Approx(502.8e6).epsilon(1e-3));
 }

@@ -344,7 +344,8 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   const StreamShape& s = p.shape;
   traffic.stream = StreamTiming{.tiles_in_flight = s.slots, .steps = s.steps,
                                 .drift_sd = within_tile_drift(s.skew, static_cast<double>(s.steps)),
-                                .tile_rate_sd = s.skew.rate_sd, .wave_growth = s.skew.wave_growth,
+                                .tile_rate_sd = s.skew.rate_sd, .own_rate_sd = s.own_rate_sd,
+                                .wave_footprint = s.wave_footprint, .wave_growth = s.skew.wave_growth,
                                 .fill_window = s.fill_window, .hit_window = s.hit_window};
   return traffic;
 }

@@ -189,8 +189,11 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   const double resident = static_cast<double>(slots) / static_cast<double>(sms);
   const LoopPace pace = loop_pace(p, hw, plans, resident, steps);
   shape.skew.rate_sd = options.skew_per_iteration && *options.skew_per_iteration == 0 ? 0 : derived_rate_sd(pace, hw);
-  if (pace.ahead <= 1 && shape.skew.rate_sd > 0)
-    shape.skew.rate_sd = coupled_rate_sd(shape.skew.rate_sd, wave_footprint(p, order, plans, slots), hw);
+  if (pace.ahead <= 1 && shape.skew.rate_sd > 0) {
+    shape.own_rate_sd = shape.skew.rate_sd;
+    shape.wave_footprint = wave_footprint(p, order, plans, slots);
+    shape.skew.rate_sd = coupled_rate_sd(shape.skew.rate_sd, shape.wave_footprint, hw);
+  }
   shape.skew.wave_growth = derived_wave_growth(pace, hw, order, shape.skew.rate_sd);
   if (shape.skew.wave_growth > 0) shape.skew.rate_sd = 0;
   // Only where the L2 is the near cache (H200, ncu-validated): with an L1.5 tier (B200) the

@@ -31,6 +31,11 @@ std::string stream_sentence(const cache::StreamTiming& s) {
   else if (s.tile_rate_sd > 0) std::snprintf(buf, sizeof buf, "across waves a tile's own speed varies by %.2g%%", 100 * s.tile_rate_sd);
   else std::snprintf(buf, sizeof buf, "across waves the tiles keep pace");
   text += buf;
+  if (s.own_rate_sd > s.tile_rate_sd) {  // held by its wave (cache::StreamTiming::own_rate_sd)
+    std::snprintf(buf, sizeof buf, " (%.2g%% unheld: a laggard catches up on its partners' blocks while its wave reads %s over the loop)",
+                  100 * s.own_rate_sd, format_bytes(s.wave_footprint).c_str());
+    text += buf;
+  }
   if (s.fill_window > 0) {
     std::snprintf(buf, sizeof buf, "; a miss merges other SMs' reads of its block for %.3g iterations", s.fill_window);
     text += buf;

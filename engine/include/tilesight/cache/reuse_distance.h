@@ -97,6 +97,11 @@ struct StreamShape {
   // Bytes the launch's CTAs keep in flight: the resident tiles (the whole grid where it fits)
   // x the iterations a load runs ahead x a tile's loads of an iteration.
   double bytes_in_flight = 0;
+  // A loop one stage ahead: the tiles' own speed before their wave held them together, and the
+  // bytes the first wave reads over the loop, its footprint (stream_shape.cpp, coupled_rate_sd);
+  // 0 where the rule does not apply.
+  double own_rate_sd = 0;
+  double wave_footprint = 0;
   // Share of every other group's stream that also flows through a group's near cache (an L2
   // partition holds the lines homed there that other groups look up: 1 / groups).
   double foreign_share = 0;
