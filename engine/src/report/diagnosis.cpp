@@ -24,9 +24,9 @@ namespace {
 // how long a miss stays open to other SMs' reads of its block (cache::StreamTiming).
 std::string stream_sentence(const cache::StreamTiming& s) {
   char buf[320];
-  const int n = std::snprintf(buf, sizeof buf, "Cache stream: %lld tiles in flight, %lld iterations each; within a wave a tile drifts %.2g iterations (sd), ",
-                              static_cast<long long>(s.tiles_in_flight), static_cast<long long>(s.steps), s.drift_sd);
-  std::string text(buf, static_cast<std::size_t>(std::clamp(n, 0, static_cast<int>(sizeof buf) - 1)));
+  std::snprintf(buf, sizeof buf, "Cache stream: %lld tiles in flight, %lld iterations each; within a wave a tile drifts %.2g iterations (sd), ",
+                static_cast<long long>(s.tiles_in_flight), static_cast<long long>(s.steps), s.drift_sd);
+  std::string text = buf;
   if (s.wave_growth > 0) std::snprintf(buf, sizeof buf, "each wave's starts widen by %.2g%% of a tile", 100 * s.wave_growth);
   else if (s.tile_rate_sd > 0) std::snprintf(buf, sizeof buf, "across waves a tile's own speed varies by %.2g%%", 100 * s.tile_rate_sd);
   else std::snprintf(buf, sizeof buf, "across waves the tiles keep pace");
