@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tilesight/model/occupancy.h"
+#include "tilesight/model/resource_vector.h"
 
 namespace tilesight::cache::detail {
 
@@ -23,7 +24,11 @@ double derived_skew(const hw::HardwareSpec& hw) {
 }
 
 // The pace of an SM's resident tiles through their K loop: an iteration's roofline (tensor
-// cores or the SM's path from L2), the path's share of it, and the stages ahead of use.
+// cores or the SM's path from L2), the path's share of it, and the stages ahead of use. The
+// path carries what the timing model gives one SM with as many SMs busy as the grid fills
+// (model::sm_rates: copies at l2.async_per_sm, 69 GB/s an SM with all 132 copying and 105
+// with 64; loads through registers at l2.per_sm_bandwidth): a grid of 64 tiles, one an SM,
+// waits less on its path than a full one.
 struct LoopPace {
   double iteration_s = 0;  // the longer of the tensor-core work and the loads, all resident tiles
   double load_s = 0;       // the loads of an iteration of all resident tiles at the SM's path
@@ -36,7 +41,9 @@ LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
                    double resident, double steps) {
   LoopPace pace;
   if (hw.sm_count <= 0) return pace;
-  double tc_s = 0, load_bytes = 0;  // per tile
+  const double busy = std::ceil(static_cast<double>(p.grid.tiles()) / std::max(1.0, resident));
+  const model::SmRates rates = model::sm_rates(hw, std::clamp(busy, 1.0, hw.sm_count), 1.0);
+  double tc_s = 0, load_bytes = 0, load_s = 0;  // per tile
   for (const auto& a : p.actions) {
     if (a.op != plan::OpKind::kMmaTc) continue;
     const double rate = hw.tensor_flops(a.dtype, a.mma) / hw.sm_count;
@@ -46,12 +53,12 @@ LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
     if (ap.access->write) continue;
     const double bytes = ap.request_bytes * ap.executions / ap.multicast;  // the SM's share of a multicast
     load_bytes += bytes;
+    const double rate = ap.via_registers ? rates.l2_bytes : rates.l2_async_bytes;
+    if (rate > 0) load_s += bytes / rate;
     const plan::Loop* loop = p.find_loop(ap.access->loop);
     const auto ahead = static_cast<double>(loop ? std::max<std::int64_t>(1, loop->stages - 1) : 1);
     pace.ahead = std::max(pace.ahead, ahead);
   }
-  const double per_sm = hw.l2.per_sm_bandwidth;
-  const double load_s = per_sm > 0 ? load_bytes / per_sm : 0;
   pace.tile_bytes = load_bytes / std::max(1.0, steps);
   pace.iteration_s = resident * std::max(tc_s, load_s) / std::max(1.0, steps);
   pace.load_s = resident * load_s / std::max(1.0, steps);
@@ -115,12 +122,29 @@ double in_iterations(double ns, const LoopPace& pace) {
 // cta_skew_coherence.csv.gz: 64 x 256 x 128 and 128 x 256 x 128 tiles, 13-31 waves), where
 // the queued share gave them 3.6-4.7% a tile and a spread of 60-120 iterations by the 8th
 // wave; with two or more tiles an SM, or 3-5 stages, the measured spread does grow.
+double queued_share(const LoopPace& pace, const hw::HardwareSpec& hw) {
+  if (!(pace.load_s > 0)) return 0;
+  const double transit_ns = hw.pipeline_round_trip_ns > 0 ? hw.pipeline_round_trip_ns + hw.dram_queue_ns : hw.dram_latency_ns;
+  return std::max(0.0, 1.0 - transit_ns * 1e-9 / (pace.ahead * pace.load_s));
+}
+
 double derived_rate_sd(const LoopPace& pace, const hw::HardwareSpec& hw) {
   if (hw.tile_rate_sd <= 0 || pace.load_s <= 0 || pace.iteration_s <= 0) return 0;
   if (pace.ahead <= 1 && pace.resident <= 1) return 0;
-  const double transit_ns = hw.pipeline_round_trip_ns > 0 ? hw.pipeline_round_trip_ns + hw.dram_queue_ns : hw.dram_latency_ns;
-  const double queued = std::max(0.0, 1.0 - transit_ns * 1e-9 / (pace.ahead * pace.load_s));
-  return hw.tile_rate_sd * queued * pace.load_s / pace.iteration_s;
+  return hw.tile_rate_sd * queued_share(pace, hw) * pace.load_s / pace.iteration_s;
+}
+
+// The within-tile walk's step (SkewModel::per_iteration, derived_skew) of a tile that has its
+// SM to itself: a miss lengthens its iteration by the DRAM's latency over the L2's only where
+// the iteration waits on a round trip; where its loads queue on the SM's path (queued_share)
+// the queue hides that much of it, and the step shrinks to the exposed share, 1 - queued. The
+// corpus's one-tile loops of 3-5 stages (256 x 64 x 64 and the like, every SM busy) merge
+// 0.35-0.5 of their shared operand's reads under ncu, where the whole step spread them past
+// the merge windows (0.16). With two or more tiles an SM the step stays: those tiles part at
+// speeds of their own inside the wave (skinny_phases.py --set stages: 3-12 iterations at K/2
+// from 3 stages on), which the model does not lay out and the walk stands for.
+double exposed_skew(double per_iteration, const LoopPace& pace, const hw::HardwareSpec& hw) {
+  return pace.resident <= 1 ? per_iteration * (1 - queued_share(pace, hw)) : per_iteration;
 }
 
 // The bytes the first wave's tiles read over their whole loop: each read access's distinct
@@ -185,9 +209,9 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   for (const auto& ap : plans) steps = std::max(steps, ap.executions);
   StreamShape shape{.slots = slots, .groups = lv.groups, .group_of_slot = {},
                     .steps = static_cast<std::int64_t>(steps), .skew = {}};
-  shape.skew.per_iteration = options.skew_per_iteration.value_or(derived_skew(hw));
   const double resident = static_cast<double>(slots) / static_cast<double>(sms);
   const LoopPace pace = loop_pace(p, hw, plans, resident, steps);
+  shape.skew.per_iteration = options.skew_per_iteration.value_or(exposed_skew(derived_skew(hw), pace, hw));
   shape.skew.rate_sd = options.skew_per_iteration && *options.skew_per_iteration == 0 ? 0 : derived_rate_sd(pace, hw);
   if (pace.ahead <= 1 && shape.skew.rate_sd > 0) {
     shape.own_rate_sd = shape.skew.rate_sd;
