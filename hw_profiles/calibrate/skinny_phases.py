@@ -44,6 +44,14 @@ Measured 2026-12-02: h200/stages_phases.csv.gz, h200/stages_lrc.csv (raw: stages
     a row of 64 x 64 tiles sharing A (M = 64), each its own B, on 8-128 CTAs at 2 and 5 stages
     -> DIR/grid_phases.csv, DIR/grid_lrc.csv (~40 s)
 
+  python3 hw_profiles/calibrate/skinny_phases.py --set onetile --out DIR
+    many-wave group-1 loops of one tile an SM at 3-5 stages (and a group-8 twin)
+    -> DIR/onetile_phases.csv, DIR/onetile_lrc.csv (~30 s)
+  python3 hw_profiles/calibrate/skinny_phases.py --gaps h200/onetile_phases.csv.gz h200/onetile_lrc.csv
+    per launch: the time since the nearest earlier reader of each block (all, and in the same
+    GPC), beside the coalescer's merged share (docs/cache-model.md, "Convoys of one-tile loops")
+Measured 2026-12-04: h200/onetile_phases.csv.gz, h200/onetile_lrc.csv (raw: onetile_lrc_raw.csv.gz).
+
 CSV (phases): M, N, K, block_m, block_n, block_k, group_m, stages, warps, rep, pid, smid,
               t_start_ns, t_q1_ns, t_q2_ns, t_q3_ns, t_end_ns (after the launch's earliest start)
 CSV (lrc):    M, N, K, block_m, block_n, block_k, group_m, stages, warps, xbar2gpc_sectors,
@@ -112,7 +120,20 @@ GRID_CONFIGS = (
 # --set gridwide: held out 4's 32-row A (64-byte rows wrapped twice under 64-row tiles) on 64-344
 # CTAs, whose L2 lookups a CTA grow with the CTAs (tests/validation/h200/ncu_wrapped_gridwide.csv).
 GRIDWIDE_CONFIGS = [(32, 64 * n, 4096, 64, 64, 32, 1, s, 4) for n in (64, 172, 344) for s in (2, 5)]
-SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS, "grid": GRID_CONFIGS, "gridwide": GRIDWIDE_CONFIGS}
+# --set onetile: many-wave group-1 loops of one tile an SM at 3-5 stages. Under ncu the 256 x 64 x 64
+# ones look up 0.60-0.73 of their requested sectors (A, read by the whole wave, 0.8 of them) where the
+# model looks up 0.79-0.95; 128 x 128 x 64 at 5 stages 0.85-0.95, as the model. How close in time do
+# the tiles sharing a block of A read it, and how much does the request coalescer merge? With a
+# group-8 twin, whose merges the model gets right.
+ONETILE_CONFIGS = (
+    [(8192, 8192, 8192, 256, 64, 64, 1, s, 4) for s in (3, 4, 5)]
+    + [(8192, 8192, 8192, 128, 128, 64, 1, 5, 4), (8192, 8192, 8192, 64, 256, 64, 1, 5, 4),
+       (8192, 8192, 8192, 256, 64, 64, 8, 5, 4)]
+    + [(4096, 14336, 4096, 256, 64, 64, 1, s, 4) for s in (3, 5)]
+    + [(4096, 14336, 4096, 128, 128, 64, 1, 5, 4), (768, 24576, 6144, 256, 64, 64, 1, 4, 4)]
+)
+SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS, "grid": GRID_CONFIGS, "gridwide": GRIDWIDE_CONFIGS,
+        "onetile": ONETILE_CONFIGS}
 LRC_METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
                "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
                "lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum,launch__grid_size")
@@ -406,6 +427,61 @@ def compare(lrc_path, phases_path, cli):
               f"hit {float(r['l2_hit_pct']):.1f} / {100 * out['l2_hit_rate']:.1f}")
 
 
+def gaps(path, lrc_path=None):
+    """Per launch: for each tile that reads a block of A (B) after another tile did, the time since
+    the nearest earlier reader of that block (its t_q - theirs, at K/4, K/2 and 3K/4), pooled: the
+    share within 34 ns (the hit window, lrc_window.py --fine), 100, 300 and 1000 ns, and the median;
+    the same for readers in the same GPC as that earlier one (the coalescer's merge domain). Beside
+    it, with an lrc CSV of the same set, the share the coalescer merged (1 - lts2lrc / xbar2gpc)."""
+    gpc = gpc_of_sm()
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    merged = {}
+    if lrc_path:
+        with open(lrc_path) as f:
+            for r in csv.DictReader(l for l in f if not l.startswith("#")):
+                if r["xbar2gpc_sectors"] and float(r["xbar2gpc_sectors"]) > 0:
+                    merged[tuple(int(r[k]) for k in KEY)] = (
+                        1 - float(r["lts2lrc_sectors"]) / float(r["xbar2gpc_sectors"]),
+                        float(r["tex_read_sectors"]) / float(r["requested_sectors"]), float(r["l2_hit_pct"]))
+    runs = collections.defaultdict(list)
+    for r in rows:
+        runs[tuple(int(r[k]) for k in KEY + ("rep",))].append(
+            (int(r["pid"]), int(r["smid"]), *(int(r[c]) for c in ("t_q1_ns", "t_q2_ns", "t_q3_ns"))))
+    print("config: nearest earlier reader of the same block at K/4, K/2, 3K/4, all reps pooled: share within "
+          "34 / 100 / 300 / 1000 ns, median ns; [the same GPC only]; ncu: merged share, lookups a requested sector, hits")
+    pooled = collections.defaultdict(lambda: ([[], []], [[], []]))
+    for key, tiles in sorted(runs.items()):
+        M, N, K, bm, bn, bk, gm = key[:7]
+        for axis in (0, 1):
+            groups = collections.defaultdict(list)
+            for t in tiles:
+                groups[tile_of(t[0], M, N, bm, bn, gm)[axis]].append(t)
+            for g in groups.values():
+                for q in (2, 3, 4):
+                    order = sorted(g, key=lambda t: t[q])
+                    for i in range(1, len(order)):
+                        d = order[i][q] - order[i - 1][q]
+                        pooled[key[:9]][axis][0].append(d)
+                        same = [order[i][q] - x[q] for x in order[:i] if gpc.get(x[1]) == gpc.get(order[i][1])]
+                        if same:
+                            pooled[key[:9]][axis][1].append(min(same))
+    for key, axes in sorted(pooled.items()):
+        out = []
+        for name, (all_gaps, gpc_gaps) in zip("AB", axes):
+            def stats(v):
+                if not v:
+                    return "-"
+                v = sorted(v)
+                return ("/".join(f"{sum(x <= w for x in v) / len(v):.2f}" for w in (34, 100, 300, 1000))
+                        + f" med {v[len(v) // 2]}")
+            out.append(f"{name} {stats(all_gaps)} [{stats(gpc_gaps)}]")
+        m = merged.get(key)
+        tail = f"; ncu merged {m[0]:.2f}, lookups {m[1]:.2f}, hits {m[2]:.1f}%" if m else ""
+        print(f"{key[0]}x{key[1]}x{key[2]} {key[3]}x{key[4]}x{key[5]} g{key[6]} s{key[7]} w{key[8]}: "
+              + "; ".join(out) + tail)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", help="run both measurements on the GPU, writing into this folder")
@@ -416,13 +492,18 @@ def main():
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
     ap.add_argument("--set", choices=sorted(SETS), default="skinny",
                     help="skinny (default): one-wave skinny grids; stages: one-wave grids at 2-5 stages; "
-                         "grid: a row of tiles sharing A on 8-128 CTAs; gridwide: 32-row A on 64-344 CTAs")
+                         "grid: a row of tiles sharing A on 8-128 CTAs; gridwide: 32-row A on 64-344 CTAs; "
+                         "onetile: many-wave group-1 loops of one tile an SM at 3-5 stages")
     ap.add_argument("--pairs", metavar="CSV", help="phases CSV: how far apart the tiles sharing a block are")
+    ap.add_argument("--gaps", nargs="+", metavar="CSV",
+                    help="phases CSV [lrc CSV]: the time since the nearest earlier reader of each block")
     a = ap.parse_args()
     if a.target:
         target(SETS[a.set])
     elif a.pairs:
         pairs(a.pairs)
+    elif a.gaps:
+        gaps(a.gaps[0], a.gaps[1] if len(a.gaps) > 1 else None)
     elif a.parse_lrc:
         parse_lrc(a.parse_lrc, configs=SETS[a.set])
     elif a.spread:
