@@ -71,7 +71,7 @@ LoopPace loop_pace(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
 // served by its fill (sdcm_tally.cpp: those that reach a lookup count as hits, the rest merge).
 // In iterations: at least the DRAM latency over the length of an iteration, the roofline of
 // the SM's resident tiles (their tensor-core work at the SM's share of the tensor rate, or
-// their loads at one SM's path from L2, l2.per_sm_bandwidth, whichever is longer), and at
+// their loads at one SM's path from L2 (loop_pace), whichever is longer), and at
 // least SdcmOptions::lockstep_iterations: tiles that share blocks travel together (a laggard
 // finds them in L2 and catches up, ncu_pending.csv's staggered bursts), so a block's readers
 // within the wave's lockstep spread find its fill in flight, however deep their pipelines.
@@ -106,6 +106,15 @@ double in_iterations(double ns, const LoopPace& pace) {
   return ns > 0 && pace.iteration_s > 0 ? ns * 1e-9 / pace.iteration_s : 0.0;
 }
 
+// The share of a load's time in flight spent queued on the SM's path: a load issued `ahead`
+// iterations before its use is in flight for ahead x the iteration's load time, of which the
+// loaded round trip of a miss (pipeline_round_trip_ns + dram_queue_ns) is transit.
+double queued_share(const LoopPace& pace, const hw::HardwareSpec& hw) {
+  if (!(pace.load_s > 0)) return 0;
+  const double transit_ns = hw.pipeline_round_trip_ns > 0 ? hw.pipeline_round_trip_ns + hw.dram_queue_ns : hw.dram_latency_ns;
+  return std::max(0.0, 1.0 - transit_ns * 1e-9 / (pace.ahead * pace.load_s));
+}
+
 // The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use
 // is in flight for ahead x the iteration's load time when the SM's path sets the pace; of
 // that, the loaded round trip of a miss (pipeline_round_trip_ns + dram_queue_ns) is transit
@@ -122,12 +131,6 @@ double in_iterations(double ns, const LoopPace& pace) {
 // cta_skew_coherence.csv.gz: 64 x 256 x 128 and 128 x 256 x 128 tiles, 13-31 waves), where
 // the queued share gave them 3.6-4.7% a tile and a spread of 60-120 iterations by the 8th
 // wave; with two or more tiles an SM, or 3-5 stages, the measured spread does grow.
-double queued_share(const LoopPace& pace, const hw::HardwareSpec& hw) {
-  if (!(pace.load_s > 0)) return 0;
-  const double transit_ns = hw.pipeline_round_trip_ns > 0 ? hw.pipeline_round_trip_ns + hw.dram_queue_ns : hw.dram_latency_ns;
-  return std::max(0.0, 1.0 - transit_ns * 1e-9 / (pace.ahead * pace.load_s));
-}
-
 double derived_rate_sd(const LoopPace& pace, const hw::HardwareSpec& hw) {
   if (hw.tile_rate_sd <= 0 || pace.load_s <= 0 || pace.iteration_s <= 0) return 0;
   if (pace.ahead <= 1 && pace.resident <= 1) return 0;
