@@ -20,9 +20,10 @@ This reads them and prints:
     it (--check PROFILE); with --grids, l2.grid_partition's (grids of at most 128 CTAs, one an
     SM: past that the full grid's map serves); with --gpcs, l2.grid_gpc's (the same grids, the
     GPC of each CTA's SM: lrc_window.py's merge domains in h200/lrc_domain.csv, numbered by
-    their lowest SM).
+    their lowest SM); with --slot-gpcs, l2.slot_gpc's (as l2.slot_partition, per R, the GPC
+    of each launch slot's SM: the full grids' merge domains).
 
-Usage: python3 sm_partition.py [--dir h200] [--grids | --gpcs] [--json | --check ../h200.json]
+Usage: python3 sm_partition.py [--dir h200] [--grids | --gpcs | --slot-gpcs] [--json | --check ../h200.json]
 """
 import argparse
 import collections
@@ -83,6 +84,7 @@ def main():
     ap.add_argument("--check", metavar="PROFILE", help="check the profile's l2.slot_partition against the CSVs")
     ap.add_argument("--grids", action="store_true", help="l2.grid_partition instead (sm_dispatch_small_ncu.csv)")
     ap.add_argument("--gpcs", action="store_true", help="l2.grid_gpc instead (sm_dispatch_small_ncu.csv, lrc_domain.csv)")
+    ap.add_argument("--slot-gpcs", action="store_true", help="l2.slot_gpc instead (sm_dispatch.csv.gz, lrc_domain.csv)")
     a = ap.parse_args()
 
     rows = read(os.path.join(a.dir, "sm_partition.csv.gz"))
@@ -93,8 +95,9 @@ def main():
     for r in dispatch:
         if r["rep"] == "0":
             slots[int(r["resident"])].append(int(r["smid"]))
-    value = [[res, "".join(str(part[s]) for s in seq)] for res, seq in sorted(slots.items())]
-    key = "grid_gpc" if a.gpcs else "grid_partition" if a.grids else "slot_partition"
+    digit = gpc_of_sm(a.dir) if a.slot_gpcs else part
+    value = [[res, "".join(str(digit[s]) for s in seq)] for res, seq in sorted(slots.items())]
+    key = "slot_gpc" if a.slot_gpcs else "grid_gpc" if a.gpcs else "grid_partition" if a.grids else "slot_partition"
     if a.grids or a.gpcs:
         value = grid_value(a.dir, gpc_of_sm(a.dir) if a.gpcs else part)
 

@@ -1,6 +1,6 @@
 // The l2 group's table-valued profile leaves (engine/src/hw/profile_tables.cpp): cyclic_hit,
-// async_per_sm, short_row_lookups, slot_partition, grid_partition and grid_gpc, each rejected
-// with the JSON path of the bad entry and why.
+// async_per_sm, short_row_lookups, slot_partition, slot_gpc, grid_partition and grid_gpc, each
+// rejected with the JSON path of the bad entry and why.
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -105,4 +105,14 @@ TEST_CASE("the l2 tables name the entry that breaks them and why", "[hw]") {
   gpcs["l2"]["grid_gpc"]["value"] = {{16, "00000000012345"}};
   CHECK(has_error(tilesight::hw::parse_profile(gpcs).errors(),
                   "l2.grid_gpc.value[0]: must give one digit per launch slot (its CTAs = 16), got 14"));
+  // The full grids' GPCs: one digit per slot of sm_count x R, any GPC digit.
+  json full = doc;
+  full["l2"]["slot_gpc"] = {{"value", {{1, std::string(66, '0') + std::string(66, '7')}}}, {"source", "sm_dispatch.csv.gz"}};
+  CHECK(tilesight::hw::parse_profile(full).ok());
+  full["l2"]["slot_gpc"]["value"] = {{2, std::string(132, '0')}};
+  CHECK(has_error(tilesight::hw::parse_profile(full).errors(),
+                  "l2.slot_gpc.value[0]: must give one digit per launch slot (sm_count x 2 = 264), got 132"));
+  full["l2"]["slot_gpc"]["value"] = {{1, std::string(132, '0')}, {1, std::string(132, '0')}};
+  CHECK(has_error(tilesight::hw::parse_profile(full).errors(),
+                  "l2.slot_gpc.value[1]: resident CTAs an SM must increase from 1, got 1 after 1"));
 }

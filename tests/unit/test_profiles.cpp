@@ -300,7 +300,7 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     CHECK(errors[0].path == "l2.size");
     CHECK(errors[0].message.rfind("unknown field \"size\"", 0) == 0);
     CHECK(errors[0].message.find(", cyclic_hit, async_per_sm, short_row_lookups, slot_partition, grid_partition, "
-                                 "grid_gpc)") != std::string::npos);  // the tables
+                                 "grid_gpc, slot_gpc)") != std::string::npos);  // the tables
   }
 
   SECTION("every problem at once") {

@@ -1,6 +1,6 @@
 // Where a launch's slots sit and what their L2 partition keeps (sdcm_cache_model.h): the
-// measured slot-to-partition maps of full and small grids, the GPCs whose reads merge, and a
-// partition's capacity.
+// measured slot-to-partition maps of full and small grids, the GPCs whose reads merge (small
+// grids' and one-wave full grids'), and a partition's capacity.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -128,6 +128,37 @@ TEST_CASE("where a small grid's GPCs are known, only one GPC's reads merge", "[c
   CHECK(together.l2_hit_bytes == Approx(0).margin(1));
   CHECK(together.l2_merged_bytes == Approx(1048576.0));
   CHECK(together.dram_bytes == Approx(apart.dram_bytes));
+}
+
+TEST_CASE("a one-wave grid past the SMs merges by the full grid's GPCs, a longer one by partition", "[cache][sdcm]") {
+  // The two tiles above on a GPU of one SM that holds both (two CTAs resident: slots 0 and 1 on
+  // the same SM, the grid one wave of more CTAs than SMs): their slots' GPCs come from the full
+  // grid's measured map, l2.slot_gpc for two CTAs an SM, and the counts are the small grid's.
+  auto hw = h200_like();
+  hw.sm_count = 1;
+  hw.l2.slot_partition = {{.resident = 2, .partition = {0, 0}}};
+  const auto by_partition = a_of_two_tiles(hw);
+  CHECK(by_partition.l2_lookup_bytes == Approx(1.75 * 1048576.0));  // one follower in four looked up
+  hw.l2.slot_gpc = {{.resident = 2, .partition = {0, 1}}};
+  const auto apart = a_of_two_tiles(hw);
+  CHECK(apart.l2_lookup_bytes == Approx(2.5 * 1048576.0));
+  CHECK(apart.l2_hit_bytes == Approx(1048576.0));
+  CHECK(apart.l2_merged_bytes == Approx(0).margin(1));
+  hw.l2.slot_gpc = {{.resident = 2, .partition = {0, 0}}};
+  const auto together = a_of_two_tiles(hw);
+  CHECK(together.l2_lookup_bytes == Approx(1.5 * 1048576.0));
+  CHECK(together.l2_merged_bytes == Approx(1048576.0));
+  // Four tiles (128 x 512) on the two slots: two waves. The second wave's CTAs go to the SM
+  // slots as they free, in an order the model does not know: merges by partition, as without
+  // the GPCs' map.
+  const auto four = kernels::lift_gemm(gemm(128, 512, 4096, 128, 128, 1, 3, 4));
+  hw.l2.slot_gpc = {{.resident = 2, .partition = {0, 1}}};
+  const auto waves = cache::SdcmCacheModel().analyze(four, hw).accesses[0];
+  hw.l2.slot_gpc.clear();
+  const auto unmapped = cache::SdcmCacheModel().analyze(four, hw).accesses[0];
+  CHECK(waves.l2_merged_bytes > 0);
+  CHECK(waves.l2_lookup_bytes == unmapped.l2_lookup_bytes);
+  CHECK(waves.l2_merged_bytes == unmapped.l2_merged_bytes);
 }
 
 TEST_CASE("each partition keeps l2.partition_bytes of its stream", "[cache][sdcm]") {

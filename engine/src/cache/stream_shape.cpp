@@ -242,46 +242,61 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   return shape;
 }
 
+namespace {
+
+// The slots' map of the fewest resident CTAs an SM at or above the launch's (else the largest),
+// the slots past it repeating it.
+const std::vector<std::int8_t>& slot_map(const std::vector<hw::SlotPartition>& maps, std::int64_t resident) {
+  auto map = std::find_if(maps.begin(), maps.end(), [&](const hw::SlotPartition& m) { return m.resident >= resident; });
+  return (map == maps.end() ? maps.back() : *map).partition;
+}
+
+}  // namespace
+
 // The L2 partition next to the SM of each launch slot: the profile's measured map
-// (l2.slot_partition) for the fewest resident CTAs an SM at or above the launch's, else its
-// largest, the slots past it repeating it. On the H200 the slots come in runs on one partition
-// (slots 0-15 next to one, 16-63 the other, one CTA an SM: sm_partition.cu), so tiles launched
-// together mostly share their near partition. A launch of `ctas` CTAs that fits the SMs one
-// each is dealt out otherwise (l2.grid_partition, the smallest measured grid at or above it):
-// 8 CTAs on one GPC, then a run of about (ctas - 8) / 8 slots on each GPC in turn, so slots 8
-// apart may sit in different partitions (64 CTAs: slots 0-11 next to one, 12-35 the other,
-// ...). Without a map the SMs alternate. (`ctas` 0: the full grid's map alone.)
+// (l2.slot_partition) for the launch's resident CTAs an SM (slot_map). On the H200 the slots
+// come in runs on one partition (slots 0-15 next to one, 16-63 the other, one CTA an SM:
+// sm_partition.cu), so tiles launched together mostly share their near partition. A launch of
+// `ctas` CTAs that fits the SMs one each is dealt out otherwise (l2.grid_partition, the smallest
+// measured grid at or above it): 8 CTAs on one GPC, then a run of about (ctas - 8) / 8 slots on
+// each GPC in turn, so slots 8 apart may sit in different partitions (64 CTAs: slots 0-11 next
+// to one, 12-35 the other, ...). Without a map the SMs alternate. (`ctas` 0: the full grid's
+// map alone.)
+// Only one GPC's reads merge in the request coalescer (lrc_window.py --domains), so where the
+// GPC of each slot's SM is known, the merges go by GPC (StreamShape::domain_of_slot): a launch
+// of one wave, whose CTAs land as the measured dispatch puts them (l2.grid_gpc for a grid that
+// fits the SMs one each, else the full grid's l2.slot_gpc). A launch of more waves deals its
+// later CTAs to the SMs in the order they free, which the model does not know: its merges go by
+// partition.
 void assign_groups(StreamShape& shape, const hw::HardwareSpec& hw, const Levels& lv, std::int64_t ctas) {
   const auto sms = std::max<std::int64_t>(1, static_cast<std::int64_t>(hw.sm_count));
+  const std::int64_t resident = (shape.slots + sms - 1) / sms;
   shape.group_of_slot.resize(static_cast<std::size_t>(shape.slots));
-  const auto& measured = hw.l2.slot_partition;
   const bool maps = !lv.l15 && static_cast<double>(shape.groups) == hw.l2.partitions;
-  if (maps && !measured.empty()) {
-    const std::int64_t resident = (shape.slots + sms - 1) / sms;
-    auto map = std::find_if(measured.begin(), measured.end(),
-                            [&](const hw::SlotPartition& m) { return m.resident >= resident; });
-    if (map == measured.end()) --map;
-    const auto n = static_cast<std::int64_t>(map->partition.size());
+  if (maps && !hw.l2.slot_partition.empty()) {
+    const auto& map = slot_map(hw.l2.slot_partition, resident);
     for (std::int64_t s = 0; s < shape.slots; ++s)
-      shape.group_of_slot[static_cast<std::size_t>(s)] = map->partition[static_cast<std::size_t>(s % n)];
+      shape.group_of_slot[static_cast<std::size_t>(s)] = map[static_cast<std::size_t>(s) % map.size()];
   } else {
     for (std::int64_t s = 0; s < shape.slots; ++s)
       shape.group_of_slot[static_cast<std::size_t>(s)] = static_cast<std::int32_t>((s % sms) % shape.groups);
   }
-  if (!maps || ctas <= 0 || ctas > std::min(shape.slots, sms)) return;
-  const auto of_grid = [&](const std::vector<hw::GridPartition>& grids) {
+  if (!maps || ctas <= 0 || ctas > shape.slots) return;
+  const auto of_grid = [&](const std::vector<hw::GridPartition>& grids) -> const std::vector<std::int8_t>* {
+    if (ctas > sms) return nullptr;
     const auto g = std::find_if(grids.begin(), grids.end(), [&](const hw::GridPartition& m) { return m.ctas >= ctas; });
     return g == grids.end() ? nullptr : &g->partition;
   };
   if (const auto* grid = of_grid(hw.l2.grid_partition))
     for (std::int64_t s = 0; s < ctas; ++s)
       shape.group_of_slot[static_cast<std::size_t>(s)] = (*grid)[static_cast<std::size_t>(s)];
-  // Such a grid's GPCs hold runs of 1-15 slots inside its partitions' runs of up to 36, and only
-  // one GPC's reads merge (lrc_window.py --domains): the merges go by GPC there.
-  if (const auto* gpcs = of_grid(hw.l2.grid_gpc)) {
-    shape.domain_of_slot.assign(gpcs->begin(), gpcs->begin() + ctas);
-    shape.domains = 1 + *std::max_element(shape.domain_of_slot.begin(), shape.domain_of_slot.end());
-  }
+  const auto* gpcs = of_grid(hw.l2.grid_gpc);
+  if (!gpcs && !hw.l2.slot_gpc.empty()) gpcs = &slot_map(hw.l2.slot_gpc, resident);
+  if (!gpcs) return;
+  shape.domain_of_slot.resize(static_cast<std::size_t>(ctas));
+  for (std::int64_t s = 0; s < ctas; ++s)
+    shape.domain_of_slot[static_cast<std::size_t>(s)] = (*gpcs)[static_cast<std::size_t>(s) % gpcs->size()];
+  shape.domains = 1 + *std::max_element(shape.domain_of_slot.begin(), shape.domain_of_slot.end());
 }
 
 }  // namespace tilesight::cache::detail

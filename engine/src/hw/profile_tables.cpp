@@ -150,11 +150,14 @@ void check_slot_map(const std::vector<std::int8_t>& partition, double slots, con
 }  // namespace
 
 void check_l2_tables(const HardwareSpec& spec, Errors& errors) {
-  for (std::size_t i = 0; i < spec.l2.slot_partition.size(); ++i) {
-    const SlotPartition& sp = spec.l2.slot_partition[i];
-    check_slot_map(sp.partition, spec.sm_count * sp.resident, "sm_count x " + std::to_string(sp.resident),
-                   "l2.slot_partition.value[" + std::to_string(i) + "]", true, spec, errors);
-  }
+  for (const auto& [name, maps] : {std::pair{"slot_partition", &spec.l2.slot_partition},
+                                    std::pair{"slot_gpc", &spec.l2.slot_gpc}})
+    for (std::size_t i = 0; i < maps->size(); ++i) {
+      const SlotPartition& sp = (*maps)[i];
+      check_slot_map(sp.partition, spec.sm_count * sp.resident, "sm_count x " + std::to_string(sp.resident),
+                     std::string("l2.") + name + ".value[" + std::to_string(i) + "]", maps == &spec.l2.slot_partition,
+                     spec, errors);
+    }
   for (const auto& [name, grids] : {std::pair{"grid_partition", &spec.l2.grid_partition},
                                      std::pair{"grid_gpc", &spec.l2.grid_gpc}})
     for (std::size_t i = 0; i < grids->size(); ++i) {
@@ -175,6 +178,9 @@ void read_l2_tables(const json& l2, HardwareSpec& spec, Errors& errors) {
   if (l2.contains("slot_partition"))
     read_slot_map(l2.at("slot_partition"), "l2.slot_partition", "resident CTAs an SM", &SlotPartition::resident,
                   spec.l2.slot_partition, spec, errors);
+  if (l2.contains("slot_gpc"))
+    read_slot_map(l2.at("slot_gpc"), "l2.slot_gpc", "resident CTAs an SM", &SlotPartition::resident, spec.l2.slot_gpc,
+                  spec, errors);
   if (l2.contains("grid_partition"))
     read_slot_map(l2.at("grid_partition"), "l2.grid_partition", "CTAs of the grid", &GridPartition::ctas,
                   spec.l2.grid_partition, spec, errors);

@@ -116,6 +116,9 @@ struct CacheLevel {
   // merges only the reads of one GPC's SMs (hw_profiles/calibrate/lrc_window.py --domains).
   // Empty: reads merge across a partition's SMs.
   std::vector<GridPartition> grid_gpc;
+  // Per CTAs resident an SM (as slot_partition), the GPC of each launch slot's SM in a grid that
+  // fills the GPU: the full grid's merge domains. Empty: reads merge across a partition's SMs.
+  std::vector<SlotPartition> slot_gpc;
   // Where a tile's rows of an operand are part of a line (64-byte rows: BLOCK_K 32 in bf16),
   // points (bytes the launch keeps in flight, the share of a shared block's requests looked
   // up): the share rises with the load, where rows of whole lines keep the coalescer's one in
