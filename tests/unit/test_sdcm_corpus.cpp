@@ -141,8 +141,8 @@ void check(const Scores& s, std::size_t min_rows, double max_mae, double max_dra
 
 TEST_CASE("L2 hit rate and DRAM reads against the ncu corpus of the H200", "[cache][validation]") {
   // 1160 Triton GEMM launches under ncu (cold L2), 828 of them clean. Regression bounds, not
-  // goals: the model stands at 3.68 pp MAE and 0.07% median DRAM-read error (bias +0.9; 3.84, +1.6
-  // before an SM's path ran at the rate of the SMs the grid keeps busy and a tile with its SM to
+  // goals: the model stands at 3.67 pp MAE and 0.07% median DRAM-read error (bias +0.9; 3.68 before a
+  // one-wave grid of more CTAs than SMs merged by GPC, l2.slot_gpc; 3.84, +1.6 before an SM's path ran at the rate of the SMs the grid keeps busy and a tile with its SM to
   // itself drifted only by the share of its iteration not hidden in the path's queue
   // (stream_shape.cpp, exposed_skew); 3.80, +1.5
   // before loops one stage ahead kept pace while their first wave's footprint over the L2 allowed it
@@ -199,7 +199,7 @@ TEST_CASE("L2 hit rate and DRAM reads on shapes outside the ncu corpus", "[cache
   // l2_hit_calib.csv (ncu_l2.py --set calib, 2026-11-30): 372 launches on six shapes that are not the
   // corpus's, eight tiles each at 2-5 stages and group_m 1 and 8, measured after the model of this test's
   // first version was fixed; it chose SdcmOptions::lockstep_iterations. The model stands at 4.39 pp MAE
-  // (bias +1.75; 4.79, +3.0 before an SM's path ran at the rate of the SMs the grid keeps busy and a tile
+  // (bias +1.59; +1.75 before a one-wave grid of more CTAs than SMs merged by GPC, l2.slot_gpc; 4.79, +3.0 before an SM's path ran at the rate of the SMs the grid keeps busy and a tile
   // with its SM to itself drifted only by its exposed share, stream_shape.cpp, exposed_skew; 4.74, +3.2 before loops one stage ahead kept pace while their first wave's footprint over
   // the L2 allowed it (stream_shape.cpp, coupled_rate_sd) and the walk sampled 3 waves, not 2; 4.75, +2.8
   // before the 64-byte rows' measured share; 5.10, +2.6 while a small grid's reads merged across its
