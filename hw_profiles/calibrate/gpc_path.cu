@@ -13,17 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "cp_async_ring.cuh"
 #include "cuda_check.cuh"
 
-constexpr int kThreads = 256;
-constexpr int kVecsPerThread = 4;                            // 4 x 16 B a thread
-constexpr int kStageBytes = kThreads * kVecsPerThread * 16;  // 16 KiB a stage
 constexpr int kIters = 20000;                                // 328 MB an SM
-
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-}
 
 __device__ __forceinline__ long long now_ns() {
   long long t;
@@ -56,17 +49,7 @@ __global__ void pull(const int4* __restrict__ buf, size_t buffer_vecs, int iters
         t_q3 = now_ns();
         c_q3 = clock64();
       }
-      int4* stage = ring + static_cast<size_t>(it % S) * stage_vecs;
-#pragma unroll
-      for (int v = 0; v < kVecsPerThread; ++v) {
-        const size_t idx = v * kThreads + threadIdx.x;
-        const size_t at = off + idx;
-        cp_async16(stage + idx, buf + (at < buffer_vecs ? at : at - buffer_vecs));
-      }
-      asm volatile("cp.async.commit_group;\n" ::);
-      asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1));
-      off += stage_vecs;
-      if (off >= buffer_vecs) off -= buffer_vecs;
+      copy_stage<S>(ring, buf, buffer_vecs, off, it);
     }
     asm volatile("cp.async.wait_group 0;\n" ::);
   }

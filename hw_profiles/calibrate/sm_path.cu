@@ -1,8 +1,8 @@
 // One SM's path from L2 into shared memory, against how many SMs pull at once: every active
 // SM runs one block (dynamic shared memory sized so no second block fits) that streams an
-// L2-resident buffer into a ring of shared-memory stages with cp.async (16 bytes a thread,
-// .cg: past L1), as Triton's software-pipelined GEMM loops do, keeping `stages - 1` stages
-// of 16 KiB in flight. With all 132 SMs the L2 itself limits (8.7 TB/s, bw_sweep.csv); with
+// L2-resident buffer into a ring of shared-memory stages with cp.async (cp_async_ring.cuh:
+// 16 bytes a thread, .cg: past L1), as Triton's software-pipelined GEMM loops do, keeping
+// `stages - 1` stages of 16 KiB in flight. With all 132 SMs the L2 itself limits (8.7 TB/s, bw_sweep.csv); with
 // few, what one SM's path carries shows. The buffer (8 MiB) is read once before timing.
 // Output (stdout, CSV): active_sms,stages,stage_bytes,bytes_per_sm,us,gbps_per_sm,tbps_total
 // `./sm_path sizes`: all SMs, 3 and 5 stages, buffers of 4-64 MiB (h200/sm_path_sizes.csv):
@@ -12,17 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "cp_async_ring.cuh"
 #include "cuda_check.cuh"
 
-constexpr int kThreads = 256;
-constexpr int kVecsPerThread = 4;                                   // 4 x 16 B a thread
-constexpr int kStageBytes = kThreads * kVecsPerThread * 16;         // 16 KiB a stage
 constexpr size_t kBufferBytes = 8u << 20;
-
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-}
 
 template <int S>
 __global__ void pull(const int4* __restrict__ buf, size_t buffer_vecs, int iters, int* out) {
@@ -31,17 +24,7 @@ __global__ void pull(const int4* __restrict__ buf, size_t buffer_vecs, int iters
   // Each block starts at its own offset so that the SMs read different lines.
   size_t off = (static_cast<size_t>(blockIdx.x) * 7919 * stage_vecs) % buffer_vecs;
   for (int it = 0; it < iters; ++it) {
-    int4* stage = ring + static_cast<size_t>(it % S) * stage_vecs;
-#pragma unroll
-    for (int v = 0; v < kVecsPerThread; ++v) {
-      const size_t idx = v * kThreads + threadIdx.x;
-      const size_t at = off + idx;
-      cp_async16(stage + idx, buf + (at < buffer_vecs ? at : at - buffer_vecs));
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1));
-    off += stage_vecs;
-    if (off >= buffer_vecs) off -= buffer_vecs;
+    copy_stage<S>(ring, buf, buffer_vecs, off, it);
   }
   asm volatile("cp.async.wait_group 0;\n" ::);
   __syncthreads();
