@@ -2,7 +2,7 @@
 """Residuals of TileSight's L2 hit rate against the ncu corpus of the H200 (docs/cache-model.md).
 
   python3 tests/validation/h200/l2_residuals.py [--cli build-cache/bin/tilesight-cli]
-          [--out rows.csv] [--all] [--worst 25] [--hand | --calib | --heldout | --heldout4]
+          [--out rows.csv] [--all] [--worst 25] [--hand | --calib | --heldout | --heldout4 | --heldout5 | --heldout6]
 
 Predicts every row of l2_hit_sweep.csv + l2_hit_corpus.csv (or l2_hit.csv with --hand, or the
 calibration set outside the corpus's shapes, l2_hit_calib.csv, with --calib) in
@@ -154,6 +154,8 @@ def main():
                     help="l2_hit_heldout4.csv (five LLM-like shapes measured 2026-12-02) instead")
     ap.add_argument("--heldout5", action="store_true",
                     help="l2_hit_heldout5.csv (five more LLM-like shapes measured 2026-12-04) instead")
+    ap.add_argument("--heldout6", action="store_true",
+                    help="l2_hit_heldout6.csv (five shapes measured 2026-12-05) instead")
     ap.add_argument("--worst", type=int, default=25)
     ap.add_argument("--lookups", action="store_true",
                     help="also predict the lookups per requested sector, row by row, against ncu's")
@@ -161,11 +163,12 @@ def main():
 
     spills = {tuple(int(r[c]) for c in KEY): int(r["n_spills"])
               for timed in ("triton_gemm.csv", "triton_gemm_heldout3.csv", "triton_gemm_heldout4.csv",
-                          "triton_gemm_heldout5.csv") if os.path.exists(os.path.join(HERE, timed))
+                          "triton_gemm_heldout5.csv", "triton_gemm_heldout6.csv") if os.path.exists(os.path.join(HERE, timed))
               for r in read(os.path.join(HERE, timed))}
     files = (["l2_hit.csv"] if a.hand else ["l2_hit_calib.csv"] if a.calib
              else ["l2_hit_heldout.csv"] if a.heldout else ["l2_hit_heldout4.csv"] if a.heldout4
              else ["l2_hit_heldout5.csv"] if a.heldout5
+             else ["l2_hit_heldout6.csv"] if a.heldout6
              else ["l2_hit_sweep.csv", "l2_hit_corpus.csv"])
     rows = []
     for f in files:

@@ -20,6 +20,8 @@
                                      (triton_gemm_heldout4.csv) -> DIR/l2_hit_heldout4.csv
   python3 ncu_l2.py --set heldout5   the same on HELDOUT5_SHAPES, five more LLM-like shapes
                                      (triton_gemm_heldout5.csv) -> DIR/l2_hit_heldout5.csv
+  python3 ncu_l2.py --set heldout6   the same on HELDOUT6_SHAPES, five shapes chosen 2026-12-05
+                                     (triton_gemm_heldout6.csv) -> DIR/l2_hit_heldout6.csv
   python3 ncu_l2.py --set repeat     50 clean corpus configs (REPEAT_CONFIGS), each profiled
                                      once in each of three ncu processes -> DIR/l2_hit_repeat.csv
                                      (the run-to-run noise of the hit rate; l2_repeat.py reads it)
@@ -108,6 +110,14 @@ HELDOUT4_SHAPES = [(2048, 13824, 5120), (3584, 18944, 3584), (32, 11008, 4096), 
 # triton_gemm_sweep.py --shapes times the same configs (triton_gemm_heldout5.csv).
 HELDOUT5_SHAPES = [(6144, 17920, 5120), (2048, 3072, 8192), (4608, 14336, 3584), (768, 24576, 6144),
                    (10240, 4096, 11008)]
+# "heldout6" set (2026-12-05, session 36): five shapes in no set before it, chosen before any was
+# measured and after the day's model was fixed (main 71f273d): 3072 tokens through an 8192-wide
+# square projection, 1536 tokens into a 28672-wide fused MLP (hidden 4096), a down projection of
+# 8192 tokens from 13824 into 5120, 512 tokens through a 16384-square layer (one or two waves of
+# wide tiles) and 2560 tokens into 10240 at K 2560 (short loops).
+# triton_gemm_sweep.py --shapes times the same configs (triton_gemm_heldout6.csv).
+HELDOUT6_SHAPES = [(3072, 8192, 8192), (1536, 28672, 4096), (8192, 5120, 13824), (512, 16384, 16384),
+                   (2560, 10240, 2560)]
 
 
 # "repeat" set: how far ncu's hit rate of one config moves from launch to launch and from
@@ -194,6 +204,8 @@ def set_shapes(name):
         return HELDOUT4_SHAPES
     if name == "heldout5":
         return HELDOUT5_SHAPES
+    if name == "heldout6":
+        return HELDOUT6_SHAPES
     from triton_gemm_sweep import SHAPES
     return [s for s in SHAPES if s not in SWEEP_SHAPES]  # "corpus": the other corpus shapes
 
@@ -385,7 +397,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
     ap.add_argument("--out", default=HERE)
-    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat", "heldout", "heldout4", "heldout5"])
+    ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat", "heldout", "heldout4", "heldout5",
+                                                   "heldout6"])
     ap.add_argument("--group", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300, help="per ncu invocation, s")
     ap.add_argument("--budget-s", type=float, default=600, help="no new group after this")
