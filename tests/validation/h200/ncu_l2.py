@@ -361,6 +361,8 @@ def run(args):
                     "l2_sectors", "l2_hit_sectors", "grid", "sm_hz"])
         f.flush()
         for gi in range(len(gs)):
+            if args.groups and gi not in args.groups:
+                continue
             if time.time() - t_start > args.budget_s:
                 print(f"ncu_l2: budget reached before group {gi}", flush=True)
                 break
@@ -400,6 +402,8 @@ def main():
     ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat", "heldout", "heldout4", "heldout5",
                                                    "heldout6"])
     ap.add_argument("--group", type=int, default=0)
+    ap.add_argument("--groups", type=lambda t: [int(x) for x in t.split(",")], default=[],
+                    help="run: only these groups (shapes) of the set, e.g. 0,1 (default all)")
     ap.add_argument("--timeout", type=float, default=300, help="per ncu invocation, s")
     ap.add_argument("--budget-s", type=float, default=600, help="no new group after this")
     args = ap.parse_args()
