@@ -26,6 +26,7 @@ import collections
 import csv
 import gzip
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -113,6 +114,7 @@ def analyse(path):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # piped into head: stop quietly
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", help="measure on the GPU, write OUT/gpc_path.csv")
     ap.add_argument("--csv", default=os.path.join(HERE, "h200", "gpc_path.csv.gz"))
