@@ -34,6 +34,9 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
               launches, mostly 2 stages, on 8192^3, 4096x14336x4096 and 4096x28672x8192)
        python3 cta_skew.py --out DIR --set heldout5  (cta_skew_heldout5.csv: the ten configs the model
               misses most on l2_hit_heldout5.csv)
+       python3 cta_skew.py --out DIR --set heldout6  (cta_skew_heldout6.csv: 2-stage group-1 loops on
+              M x 16384 x 16384, M = 512-4096 (2-16 waves, one footprint), and the held-out-6 rows the
+              model misses most)
        python3 cta_skew.py --gaps h200/cta_skew_big.csv.gz   (no GPU needed): per group-1 launch,
               how far apart the tiles sharing a column of B start, in iterations
        python3 cta_skew.py --widths h200/cta_skew_coherence.csv.gz   (no GPU needed): per
@@ -204,6 +207,19 @@ HELDOUT5_CASES = named("heldout5", [
     (768, 24576, 6144, 64, 256, 64, 1, 2, 4), (4608, 14336, 3584, 64, 128, 32, 1, 5, 4),
     (768, 24576, 6144, 256, 64, 64, 1, 4, 4), (10240, 4096, 11008, 64, 64, 32, 1, 2, 4),
     (6144, 17920, 5120, 64, 256, 128, 1, 2, 4), (4608, 14336, 3584, 64, 64, 32, 1, 5, 8)])
+
+# Whether a convoy's parting grows with the waves at a fixed footprint (tests/validation/h200/
+# l2_hit_heldout6.csv, 2026-12-05, against main 71f273d): group-1 2-stage 64 x 256 x 64 and 64 x 128 x 64
+# loops on M x 16384 x 16384 for M = 512 (2 waves: ncu 57.0% and 54.3% against the model's 32.9 and
+# 36.4, which parts them at once), 1024, 2048 and 4096 (the first wave's footprint and the model's
+# x the same on all four), and the held-out rows the model misses most besides: 4096 x 8192 x 16384
+# 64 x 128 x 64, four group-1 2-stage loops on 8192 x 5120 x 13824 (14-22 pp high) and 1024 x 28672 x
+# 8192 64 x 256 x 64 (7 waves, 22.5 pp low).
+HELDOUT6_CASES = named("heldout6", [
+    (m, 16384, 16384, 64, bn, 64, 1, 2, 4) for m in (512, 1024, 2048, 4096) for bn in (256, 128)] + [
+    (4096, 8192, 16384, 64, 128, 64, 1, 2, 4), (8192, 5120, 13824, 64, 128, 64, 1, 2, 4),
+    (8192, 5120, 13824, 64, 64, 128, 1, 2, 8), (8192, 5120, 13824, 64, 64, 32, 1, 2, 4),
+    (8192, 5120, 13824, 64, 256, 64, 1, 2, 4), (1024, 28672, 8192, 64, 256, 64, 1, 2, 4)])
 
 # The small one- and two-wave GEMMs of cold_start.py, whose time the model misses by 1-2 us.
 SMALL_CASES = named("small", [
@@ -625,7 +641,7 @@ def main():
                     "sharing a column of B together, against the footprint and the model's own speed")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "build", "bin", "tilesight-cli"))
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
-    ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "heldout5", "sample"],
+    ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "heldout5", "heldout6", "sample"],
                     default="corpus")
     args = ap.parse_args()
     if args.fit:
@@ -645,6 +661,7 @@ def main():
     name = {"big": "cta_skew_big.csv", "wide": "cta_skew_wide.csv", "small": "cta_skew_small.csv",
                 "fixed": "cta_skew_fixed.csv", "coherence": "cta_skew_coherence.csv",
                 "heldout": "cta_skew_heldout.csv", "heldout5": "cta_skew_heldout5.csv",
+                "heldout6": "cta_skew_heldout6.csv",
                 "sample": "cta_skew_sample.csv"}.get(args.set, "cta_skew.csv")
     with open(os.path.join(args.out, name), "w", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/cta_skew.py"))
@@ -652,7 +669,8 @@ def main():
         w_.writerow(["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages",
                      "warps", "rep", "pid", "smid", "t_start_ns", "t_end_ns"])
         cases = {"big": BIG_CASES, "wide": WIDE_CASES, "small": SMALL_CASES, "fixed": FIXED_CASES,
-                 "coherence": COHERENCE_CASES, "heldout": HELDOUT_CASES, "heldout5": HELDOUT5_CASES}
+                 "coherence": COHERENCE_CASES, "heldout": HELDOUT_CASES, "heldout5": HELDOUT5_CASES,
+                 "heldout6": HELDOUT6_CASES}
         if args.set == "sample":
             traced = {c[1:] for group in (CASES, BIG_CASES, WIDE_CASES, COHERENCE_CASES, HELDOUT_CASES) for c in group}
             cases["sample"] = sample_cases(traced)

@@ -22,6 +22,8 @@
                                      (triton_gemm_heldout5.csv) -> DIR/l2_hit_heldout5.csv
   python3 ncu_l2.py --set heldout6   the same on HELDOUT6_SHAPES, five shapes chosen 2026-12-05
                                      (triton_gemm_heldout6.csv) -> DIR/l2_hit_heldout6.csv
+  python3 ncu_l2.py --set waves      the same on WAVES_SHAPES (M = 1024-4096 x 16384 x 16384: held
+                                     out 6's 512-row shape in more waves) -> DIR/l2_hit_waves.csv
   python3 ncu_l2.py --set repeat     50 clean corpus configs (REPEAT_CONFIGS), each profiled
                                      once in each of three ncu processes -> DIR/l2_hit_repeat.csv
                                      (the run-to-run noise of the hit rate; l2_repeat.py reads it)
@@ -118,6 +120,12 @@ HELDOUT5_SHAPES = [(6144, 17920, 5120), (2048, 3072, 8192), (4608, 14336, 3584),
 # triton_gemm_sweep.py --shapes times the same configs (triton_gemm_heldout6.csv).
 HELDOUT6_SHAPES = [(3072, 8192, 8192), (1536, 28672, 4096), (8192, 5120, 13824), (512, 16384, 16384),
                    (2560, 10240, 2560)]
+# "waves" set (2026-12-05, session 39): held out 6's 512 x 16384 x 16384 with more rows of tiles, so
+# that a config's first wave (its footprint over the loop, its own speed) stays the same while the
+# launch runs 2-4x, 4-8x and 8-16x the waves: whether group-1 2-stage loops part by the waves they
+# run (docs/cache-model.md, "Held out 6, and three leads it left"; cta_skew.py --set heldout6 traces
+# the same shapes).
+WAVES_SHAPES = [(1024, 16384, 16384), (2048, 16384, 16384), (4096, 16384, 16384)]
 
 
 # "repeat" set: how far ncu's hit rate of one config moves from launch to launch and from
@@ -206,6 +214,8 @@ def set_shapes(name):
         return HELDOUT5_SHAPES
     if name == "heldout6":
         return HELDOUT6_SHAPES
+    if name == "waves":
+        return WAVES_SHAPES
     from triton_gemm_sweep import SHAPES
     return [s for s in SHAPES if s not in SWEEP_SHAPES]  # "corpus": the other corpus shapes
 
@@ -400,7 +410,7 @@ def main():
     ap.add_argument("mode", nargs="?", default="run", choices=["run", "target"])
     ap.add_argument("--out", default=HERE)
     ap.add_argument("--set", default="base", choices=["base", "sweep", "corpus", "calib", "repeat", "heldout", "heldout4", "heldout5",
-                                                   "heldout6"])
+                                                   "heldout6", "waves"])
     ap.add_argument("--group", type=int, default=0)
     ap.add_argument("--groups", type=lambda t: [int(x) for x in t.split(",")], default=[],
                     help="run: only these groups (shapes) of the set, e.g. 0,1 (default all)")
