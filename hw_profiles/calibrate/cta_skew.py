@@ -49,6 +49,9 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
        python3 cta_skew.py --coupling h200/cta_skew*.csv.gz [--cli build/bin/tilesight-cli]   (no GPU
               needed): per group-1 2-stage launch of 3+ waves, whether the tiles sharing a column of B
               start together, against the wave's footprint over the L2 and the model's own speed
+       python3 cta_skew.py --by-wave h200/cta_skew*.csv.gz [--cli build/bin/tilesight-cli]   (no GPU needed):
+              per wave of those launches (2+ waves), whether its B column's tiles start together, against
+              x sqrt(w): the share parted by x sqrt(w) and by x
        python3 cta_skew.py --out DIR --set sample  (cta_skew_sample.csv, one launch each: 130 corpus
               and held-out-4 configs of 4+ CTAs an SM drawn at random, for l2_measured_starts.py)
 
@@ -422,6 +425,55 @@ def coupling(paths, profile, cli):
               f"{per_sm:8.0f}  {waves:5.1f}  {gap:6.1f}")
 
 
+def by_wave(paths, profile, cli):
+    """Whether convoys part by the waves they have run (docs/cache-model.md, "Held out 6, and three
+    leads it left"): per group-1 2-stage launch of 2+ waves (first repeat) and per wave w >= 1, the
+    median start gap of the tiles sharing a column of B (as --coupling), against the cache model's x
+    (own speed times the first wave's footprint over the L2, as --coupling) times sqrt(w), the own
+    speed's accumulated spread over the L2's reach; then the share of waves parted (gap over 10
+    iterations) by x sqrt(w) and by x alone."""
+    import json
+    import math
+    import statistics
+    import subprocess
+    with open(profile) as f:
+        l2 = json.load(f)["l2"]["bytes"]
+    l2 = l2["value"] if isinstance(l2, dict) else l2
+    seen, points, launches = set(), [], 0
+    for path in paths:
+        for key, tiles in sorted(read_launches(path).items()):
+            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+            if group_m != 1 or stages != 2 or rep != 0 or key[:-1] in seen:
+                continue
+            steps, iteration, slots = launch_shape(tiles, k, bk)
+            across = -(-n // bn)
+            if len(tiles) < 2 * slots or slots < 1.5 * across:
+                continue
+            seen.add(key[:-1])
+            plan = {"kernel": "gemm", "hardware": "h200", "params": dict(
+                zip(("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"), key[:-1]), dtype="bf16")}
+            stream = json.loads(subprocess.run([cli, "predict", "--format", "json", "-"], input=json.dumps(plan),
+                                               capture_output=True, text=True, check=True).stdout)["cache_stream"]
+            x = stream["own_rate_sd"] * stream["wave_footprint_bytes"] / l2
+            if x <= 0:
+                continue
+            launches += 1
+            starts = [tiles[p][0] for p in sorted(tiles)]
+            for w in range(1, len(tiles) // slots):
+                lo, hi = w * slots, min(len(starts), (w + 1) * slots)
+                gap = [abs(starts[p + across] - starts[p]) / iteration for p in range(lo, hi - across)]
+                if len(gap) >= 20:
+                    points.append((x * math.sqrt(w), x, statistics.median(gap)))
+    print(f"{len(points)} waves of {launches} launches; parted: a median gap over 10 iterations")
+    for col, name, edges in ((0, "x sqrt(w)", (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.5, 3.0)),
+                             (1, "x", (0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.50))):
+        for lo, hi in zip(edges, edges[1:]):
+            sel = [p for p in points if lo <= p[col] < hi]
+            if sel:
+                print(f"  {name} {lo:4.2f}-{hi:4.2f}: {len(sel):4d} waves, median gap "
+                      f"{statistics.median(p[2] for p in sel):6.1f} it, parted {sum(p[2] > 10 for p in sel) / len(sel):.2f}")
+
+
 def launch_shape(tiles, k, bk):
     """A recorded launch's loop iterations, its median tile's iteration (ns) and its slots (the
     tiles that start before the first one ends)."""
@@ -639,6 +691,8 @@ def main():
     ap.add_argument("--growth", nargs="+", help="multi-wave CSVs: the profile's tile_wave_growth (one tile an SM, 3-5 stages)")
     ap.add_argument("--coupling", nargs="+", help="multi-wave CSVs: which group-1 2-stage launches keep the tiles "
                     "sharing a column of B together, against the footprint and the model's own speed")
+    ap.add_argument("--by-wave", nargs="+", help="multi-wave CSVs: whether group-1 2-stage launches part by the waves "
+                    "they have run (x sqrt(w)) or by x alone")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "build", "bin", "tilesight-cli"))
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "heldout5", "heldout6", "sample"],
@@ -649,6 +703,9 @@ def main():
         return
     if args.coupling:
         coupling(args.coupling, args.profile, args.cli)
+        return
+    if args.by_wave:
+        by_wave(args.by_wave, args.profile, args.cli)
         return
     for given, analysis in ((args.gaps, gaps), (args.widths, widths), (args.growth, growth),
                             (args.transitions, transitions), (args.gpcs, gpcs),
