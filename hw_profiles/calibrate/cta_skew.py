@@ -378,46 +378,59 @@ def gaps(path):
               f"iterations apart (median; 75th percentile {p75:.1f}), {len(reps)} launches")
 
 
-def coupling(paths, profile, cli):
-    """Which group-1 2-stage launches of 3+ waves keep their tiles together (docs/cache-model.md,
-    "Convoys that hold or part"): per traced launch (first repeat), the cache model's own speed
-    before its wave holds it (`cache_stream.own_rate_sd` of `tilesight-cli predict`), the footprint
-    ratio (`cache_stream.wave_footprint_bytes`, the first wave's distinct blocks over the loop, over
-    the profile's L2 bytes), the tiles an SM, and the median over waves 2+ of the median start gap
-    of tiles sharing a column of B (launch positions N / BLOCK_N apart), in iterations. Sorted by
-    own speed x footprint ratio, the x of stream_shape.cpp's coupled_rate_sd."""
+def two_stage_launches(paths, profile, cli, min_waves):
+    """The traced group-1 2-stage launches of `min_waves` waves or more (first repeat, each config
+    once, a wave at least 1.5 rows of tiles), with what the cache model says of them: per launch,
+    (key, tiles, iteration, slots, across, own speed, footprint ratio). The own speed is
+    `cache_stream.own_rate_sd` of `tilesight-cli predict`; the ratio its first wave's footprint
+    over the loop (`wave_footprint_bytes`) over the profile's L2 bytes (0 without an own speed)."""
     import json
-    import statistics
     import subprocess
     with open(profile) as f:
         l2 = json.load(f)["l2"]["bytes"]
     l2 = l2["value"] if isinstance(l2, dict) else l2
-    seen, out = set(), []
+    seen = set()
     for path in paths:
         for key, tiles in sorted(read_launches(path).items()):
             m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
             if group_m != 1 or stages != 2 or rep != 0 or key[:-1] in seen:
                 continue
-            steps, iteration, slots = launch_shape(tiles, k, bk)
+            _, iteration, slots = launch_shape(tiles, k, bk)
             across = -(-n // bn)
-            waves = len(tiles) / slots
-            if waves < 3 or slots < 1.5 * across:
+            if len(tiles) < min_waves * slots or slots < 1.5 * across:
                 continue
             seen.add(key[:-1])
-            starts = [tiles[p][0] for p in sorted(tiles)]
-            per_wave = []
-            for w in range(2, int(waves)):
-                lo, hi = w * slots, min(len(starts), (w + 1) * slots)
-                gap = [abs(starts[p + across] - starts[p]) / iteration for p in range(lo, hi - across)]
-                if gap:
-                    per_wave.append(statistics.median(gap))
             plan = {"kernel": "gemm", "hardware": "h200", "params": dict(
                 zip(("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"), key[:-1]), dtype="bf16")}
-            pred = json.loads(subprocess.run([cli, "predict", "--format", "json", "-"], input=json.dumps(plan),
-                                             capture_output=True, text=True, check=True).stdout)
-            rate = pred["cache_stream"]["own_rate_sd"]
-            ratio = pred["cache_stream"]["wave_footprint_bytes"] / l2 if rate > 0 else 0.0
-            out.append((rate * ratio, rate, ratio, key, slots / 132, waves, statistics.median(per_wave)))
+            stream = json.loads(subprocess.run([cli, "predict", "--format", "json", "-"], input=json.dumps(plan),
+                                               capture_output=True, text=True, check=True).stdout)["cache_stream"]
+            rate = stream["own_rate_sd"]
+            ratio = stream["wave_footprint_bytes"] / l2 if rate > 0 else 0.0
+            yield key, tiles, iteration, slots, across, rate, ratio
+
+
+def wave_gap(tiles, w, slots, across, iteration):
+    """The median start gap of wave w's tiles sharing a column of B (launch positions `across`
+    apart), in iterations; None where the wave has no such pair."""
+    import statistics
+    starts = [tiles[p][0] for p in sorted(tiles)]
+    lo, hi = w * slots, min(len(starts), (w + 1) * slots)
+    gap = [abs(starts[p + across] - starts[p]) / iteration for p in range(lo, hi - across)]
+    return statistics.median(gap) if gap else None
+
+
+def coupling(paths, profile, cli):
+    """Which group-1 2-stage launches of 3+ waves keep their tiles together (docs/cache-model.md,
+    "Convoys that hold or part"): per traced launch (first repeat), the cache model's own speed
+    before its wave holds it, the footprint ratio (two_stage_launches), the tiles an SM, and the
+    median over waves 2+ of the median start gap of tiles sharing a column of B (wave_gap), in
+    iterations. Sorted by own speed x footprint ratio, the x of stream_shape.cpp's coupled_rate_sd."""
+    import statistics
+    out = []
+    for key, tiles, iteration, slots, across, rate, ratio in two_stage_launches(paths, profile, cli, 3):
+        waves = len(tiles) / slots
+        per_wave = [g for g in (wave_gap(tiles, w, slots, across, iteration) for w in range(2, int(waves))) if g is not None]
+        out.append((rate * ratio, rate, ratio, key, slots / 132, waves, statistics.median(per_wave)))
     print("own speed x ratio  own speed  ratio  launch                         tiles/SM  waves  B column's start gap (it)")
     for x, rate, ratio, key, per_sm, waves, gap in sorted(out):
         m, n, k, bm, bn, bk, _, _, warps, _ = key
@@ -427,43 +440,22 @@ def coupling(paths, profile, cli):
 
 def by_wave(paths, profile, cli):
     """Whether convoys part by the waves they have run (docs/cache-model.md, "Held out 6, and three
-    leads it left"): per group-1 2-stage launch of 2+ waves (first repeat) and per wave w >= 1, the
-    median start gap of the tiles sharing a column of B (as --coupling), against the cache model's x
-    (own speed times the first wave's footprint over the L2, as --coupling) times sqrt(w), the own
-    speed's accumulated spread over the L2's reach; then the share of waves parted (gap over 10
-    iterations) by x sqrt(w) and by x alone."""
-    import json
+    leads it left"): per group-1 2-stage launch of 2+ waves (two_stage_launches) and per wave w >= 1
+    with 20 pairs or more, the median start gap of the tiles sharing a column of B (wave_gap)
+    against the cache model's x (own speed times footprint ratio) times sqrt(w), the own speed's
+    accumulated spread over the L2's reach; then the share of waves parted (gap over 10 iterations)
+    by x sqrt(w) and by x alone."""
     import math
     import statistics
-    import subprocess
-    with open(profile) as f:
-        l2 = json.load(f)["l2"]["bytes"]
-    l2 = l2["value"] if isinstance(l2, dict) else l2
-    seen, points, launches = set(), [], 0
-    for path in paths:
-        for key, tiles in sorted(read_launches(path).items()):
-            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
-            if group_m != 1 or stages != 2 or rep != 0 or key[:-1] in seen:
-                continue
-            steps, iteration, slots = launch_shape(tiles, k, bk)
-            across = -(-n // bn)
-            if len(tiles) < 2 * slots or slots < 1.5 * across:
-                continue
-            seen.add(key[:-1])
-            plan = {"kernel": "gemm", "hardware": "h200", "params": dict(
-                zip(("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"), key[:-1]), dtype="bf16")}
-            stream = json.loads(subprocess.run([cli, "predict", "--format", "json", "-"], input=json.dumps(plan),
-                                               capture_output=True, text=True, check=True).stdout)["cache_stream"]
-            x = stream["own_rate_sd"] * stream["wave_footprint_bytes"] / l2
-            if x <= 0:
-                continue
-            launches += 1
-            starts = [tiles[p][0] for p in sorted(tiles)]
-            for w in range(1, len(tiles) // slots):
-                lo, hi = w * slots, min(len(starts), (w + 1) * slots)
-                gap = [abs(starts[p + across] - starts[p]) / iteration for p in range(lo, hi - across)]
-                if len(gap) >= 20:
-                    points.append((x * math.sqrt(w), x, statistics.median(gap)))
+    points, launches = [], 0
+    for key, tiles, iteration, slots, across, rate, ratio in two_stage_launches(paths, profile, cli, 2):
+        x = rate * ratio
+        if x <= 0:
+            continue
+        launches += 1
+        for w in range(1, len(tiles) // slots):
+            if min(len(tiles), (w + 1) * slots) - w * slots - across >= 20:
+                points.append((x * math.sqrt(w), x, wave_gap(tiles, w, slots, across, iteration)))
     print(f"{len(points)} waves of {launches} launches; parted: a median gap over 10 iterations")
     for col, name, edges in ((0, "x sqrt(w)", (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.5, 3.0)),
                              (1, "x", (0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.50))):
