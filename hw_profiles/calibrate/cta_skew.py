@@ -52,6 +52,8 @@ Usage: python3 cta_skew.py --out DIR          (then gzip -9 DIR/cta_skew.csv: 15
        python3 cta_skew.py --by-wave h200/cta_skew*.csv.gz [--cli build/bin/tilesight-cli]   (no GPU needed):
               per wave of those launches (2+ waves), whether its B column's tiles start together, against
               x sqrt(w): the share parted by x sqrt(w) and by x
+       python3 cta_skew.py --wave-times h200/cta_skew_big.csv.gz ...   (no GPU needed): per group-1 2-stage
+              launch of 2+ waves, each wave's time an iteration and its B column's start gap
        python3 cta_skew.py --out DIR --set sample  (cta_skew_sample.csv, one launch each: 130 corpus
               and held-out-4 configs of 4+ CTAs an SM drawn at random, for l2_measured_starts.py)
 
@@ -466,6 +468,30 @@ def by_wave(paths, profile, cli):
                       f"{statistics.median(p[2] for p in sel):6.1f} it, parted {sum(p[2] > 10 for p in sel) / len(sel):.2f}")
 
 
+def wave_times(paths):
+    """Per group-1 2-stage launch of 2+ waves (first repeat): wave by wave, the median time an
+    iteration of its tiles (ns: tile time over the loop's iterations) and the median start gap of
+    its tiles sharing a column of B (wave_gap, iterations). A launch whose convoys hold for some
+    waves and part later runs the holding waves at the SM's path and the parted ones at the
+    DRAM's bandwidth (docs/cache-model.md, "Held out 6, and three leads it left"): what a timing
+    model that evaluates each wave at its own L2/DRAM split has to reproduce."""
+    import statistics
+    for path in paths:
+        for key, tiles in sorted(read_launches(path).items()):
+            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+            steps, iteration, slots = launch_shape(tiles, k, bk)
+            if group_m != 1 or stages != 2 or rep != 0 or len(tiles) < 2 * slots:
+                continue
+            across = -(-n // bn)
+            cells = []
+            for w in range(len(tiles) // slots):
+                t = [(tiles[p][1] - tiles[p][0]) / steps for p in range(w * slots, (w + 1) * slots) if p in tiles]
+                gap = wave_gap(tiles, w, slots, across, iteration) if w > 0 else None
+                cells.append(f"{statistics.median(t):.0f}" + ("" if gap is None else f"/{gap:.0f}"))
+            print(f"{m}x{n}x{k} {bm}x{bn}x{bk} w{warps} ({slots / 132:.0f} an SM): ns an iteration / B column's "
+                  f"start gap, by wave: {' '.join(cells)}")
+
+
 def launch_shape(tiles, k, bk):
     """A recorded launch's loop iterations, its median tile's iteration (ns) and its slots (the
     tiles that start before the first one ends)."""
@@ -685,6 +711,8 @@ def main():
                     "sharing a column of B together, against the footprint and the model's own speed")
     ap.add_argument("--by-wave", nargs="+", help="multi-wave CSVs: whether group-1 2-stage launches part by the waves "
                     "they have run (x sqrt(w)) or by x alone")
+    ap.add_argument("--wave-times", nargs="+", help="multi-wave CSVs: each wave's time an iteration and B column's "
+                    "start gap (group-1 2-stage launches)")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "build", "bin", "tilesight-cli"))
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "heldout5", "heldout6", "sample"],
@@ -701,7 +729,7 @@ def main():
         return
     for given, analysis in ((args.gaps, gaps), (args.widths, widths), (args.growth, growth),
                             (args.transitions, transitions), (args.gpcs, gpcs),
-                            (args.neighbours, neighbours)):
+                            (args.neighbours, neighbours), (args.wave_times, wave_times)):
         if given:
             analysis(given)
             return
