@@ -411,14 +411,14 @@ def two_stage_launches(paths, profile, cli, min_waves):
             yield key, tiles, iteration, slots, across, rate, ratio
 
 
-def wave_gap(tiles, w, slots, across, iteration):
+def wave_gap(starts, w, slots, across, iteration, pairs=1):
     """The median start gap of wave w's tiles sharing a column of B (launch positions `across`
-    apart), in iterations; None where the wave has no such pair."""
+    apart), in iterations, from the launch's start times in launch order; None where the wave has
+    fewer than `pairs` such pairs."""
     import statistics
-    starts = [tiles[p][0] for p in sorted(tiles)]
     lo, hi = w * slots, min(len(starts), (w + 1) * slots)
     gap = [abs(starts[p + across] - starts[p]) / iteration for p in range(lo, hi - across)]
-    return statistics.median(gap) if gap else None
+    return statistics.median(gap) if len(gap) >= max(1, pairs) else None
 
 
 def coupling(paths, profile, cli):
@@ -431,7 +431,8 @@ def coupling(paths, profile, cli):
     out = []
     for key, tiles, iteration, slots, across, rate, ratio in two_stage_launches(paths, profile, cli, 3):
         waves = len(tiles) / slots
-        per_wave = [g for g in (wave_gap(tiles, w, slots, across, iteration) for w in range(2, int(waves))) if g is not None]
+        starts = [tiles[p][0] for p in sorted(tiles)]
+        per_wave = [g for g in (wave_gap(starts, w, slots, across, iteration) for w in range(2, int(waves))) if g is not None]
         out.append((rate * ratio, rate, ratio, key, slots / 132, waves, statistics.median(per_wave)))
     print("own speed x ratio  own speed  ratio  launch                         tiles/SM  waves  B column's start gap (it)")
     for x, rate, ratio, key, per_sm, waves, gap in sorted(out):
@@ -455,9 +456,11 @@ def by_wave(paths, profile, cli):
         if x <= 0:
             continue
         launches += 1
+        starts = [tiles[p][0] for p in sorted(tiles)]
         for w in range(1, len(tiles) // slots):
-            if min(len(tiles), (w + 1) * slots) - w * slots - across >= 20:
-                points.append((x * math.sqrt(w), x, wave_gap(tiles, w, slots, across, iteration)))
+            gap = wave_gap(starts, w, slots, across, iteration, pairs=20)
+            if gap is not None:
+                points.append((x * math.sqrt(w), x, gap))
     print(f"{len(points)} waves of {launches} launches; parted: a median gap over 10 iterations")
     for col, name, edges in ((0, "x sqrt(w)", (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.5, 3.0)),
                              (1, "x", (0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.50))):
@@ -483,10 +486,11 @@ def wave_times(paths):
             if group_m != 1 or stages != 2 or rep != 0 or len(tiles) < 2 * slots:
                 continue
             across = -(-n // bn)
+            starts = [tiles[p][0] for p in sorted(tiles)]
             cells = []
             for w in range(len(tiles) // slots):
                 t = [(tiles[p][1] - tiles[p][0]) / steps for p in range(w * slots, (w + 1) * slots) if p in tiles]
-                gap = wave_gap(tiles, w, slots, across, iteration) if w > 0 else None
+                gap = wave_gap(starts, w, slots, across, iteration) if w > 0 else None
                 cells.append(f"{statistics.median(t):.0f}" + ("" if gap is None else f"/{gap:.0f}"))
             print(f"{m}x{n}x{k} {bm}x{bn}x{bk} w{warps} ({slots / 132:.0f} an SM): ns an iteration / B column's "
                   f"start gap, by wave: {' '.join(cells)}")
