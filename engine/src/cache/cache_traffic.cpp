@@ -74,4 +74,10 @@ double CacheTraffic::l15_fraction(const std::string& tensor) const {
   return std::clamp(f, 0.0, 1.0);
 }
 
+CacheTraffic CacheTraffic::at_wave(const WaveTraffic& w) const {
+  CacheTraffic t{.model = model, .accesses = accesses, .tile_maps = {}, .stream = stream, .wave_traffic = {}};
+  for (std::size_t a = 0; a < t.accesses.size() && a < w.dram_bytes.size(); ++a) t.accesses[a].dram_bytes = w.dram_bytes[a];
+  return t;
+}
+
 }  // namespace tilesight::cache

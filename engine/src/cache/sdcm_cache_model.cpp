@@ -192,6 +192,34 @@ void at_least_cold_misses(CacheTraffic& traffic, const std::vector<AccessPlan>& 
   }
 }
 
+// Each sampled wave's DRAM bytes, were every wave of the kernel like it (CacheTraffic::
+// wave_traffic). What the totals hold beyond the walk's sums: a store's write-backs, the same in
+// every wave, and the cold misses the samples missed (at_least_cold_misses), the first wave's.
+std::vector<WaveTraffic> wave_traffic(const CacheTraffic& traffic, const Tally& t, const std::vector<WaveSample>& waves,
+                                      std::int64_t tiles) {
+  const std::size_t n = traffic.accesses.size();
+  std::vector<WaveTraffic> out;
+  if (waves.empty() || tiles <= 0 || t.wave_dram.size() != waves.size() * n) return out;
+  std::vector<double> scale;  // a sample's bytes -> the kernel's
+  for (std::size_t s = 0; s < waves.size(); ++s) {
+    const double in_wave = static_cast<double>(std::min(t.slots, tiles - waves[s].wave * t.slots));
+    scale.push_back(static_cast<double>(tiles) / (in_wave * waves[s].weight));
+    WaveTraffic w{.wave = waves[s].wave, .waves = waves[s].weight, .dram_bytes = std::vector<double>(n)};
+    for (std::size_t a = 0; a < n; ++a) w.dram_bytes[a] = t.wave_dram[s * n + a] * scale[s];
+    out.push_back(std::move(w));
+  }
+  for (std::size_t a = 0; a < n; ++a) {
+    double walked = 0;
+    for (std::size_t s = 0; s < waves.size(); ++s) walked += t.wave_dram[s * n + a];
+    const double rest = traffic.accesses[a].dram_bytes - walked;
+    if (traffic.accesses[a].write)
+      for (auto& w : out) w.dram_bytes[a] += rest;
+    else
+      out.front().dram_bytes[a] += rest * scale.front();
+  }
+  return out;
+}
+
 // The share of a short-row block's requests looked up (Tally::short_row_looked): the
 // profile's l2.short_row_lookups at the bytes a one-wave launch keeps in flight
 // (StreamShape::bytes_in_flight), between its points (their ends past them). 0 without the
@@ -259,6 +287,7 @@ std::string memo_key(const plan::TileProgram& program, const Prepared& p, const 
   k.add(program.schedule.cluster_rows).add(program.schedule.cluster_cols);
   k.add(p.lv.l15).add(p.lv.groups).add(p.lv.near_bytes).add(p.lv.near_ways).add(p.lv.far_bytes).add(p.lv.far_ways);
   k.add(p.shape.slots).add(p.shape.groups).add(p.shape.steps).add(p.shape.skew.per_iteration).add(p.shape.skew.rate_sd).add(p.shape.skew.wave_growth);
+  k.add(p.shape.skew.coupling);
   k.add(p.shape.foreign_share).add(p.shape.whole_stream).add(sm_count);
   std::uint64_t groups = 1469598103934665603ull;  // FNV-1a over the slots' groups
   for (const std::int32_t g : p.shape.group_of_slot) groups = (groups ^ static_cast<std::uint64_t>(g)) * 1099511628211ull;
@@ -340,12 +369,14 @@ CacheTraffic walk(const plan::TileProgram& program, Prepared& p, const SdcmOptio
   for (std::size_t a = 0; a < p.plans.size(); ++a)
     traffic.accesses.push_back(access_traffic(p.plans[a], t.access[a], p.lv, static_cast<double>(tiles)));
   at_least_cold_misses(traffic, p.plans, p.lv);
+  traffic.wave_traffic = wave_traffic(traffic, t, waves, tiles);
   if (maps) detail::add_maps(traffic, t, p.plans, seq, waves, p.lv.l15);
   const StreamShape& s = p.shape;
   traffic.stream = StreamTiming{.tiles_in_flight = s.slots, .steps = s.steps,
                                 .drift_sd = within_tile_drift(s.skew, static_cast<double>(s.steps)),
                                 .tile_rate_sd = s.skew.rate_sd, .own_rate_sd = s.own_rate_sd,
-                                .wave_footprint = s.wave_footprint, .wave_growth = s.skew.wave_growth,
+                                .wave_footprint = s.wave_footprint, .held_waves = held_waves(s.skew),
+                                .parted_wave = parted_wave(s.skew), .wave_growth = s.skew.wave_growth,
                                 .fill_window = s.fill_window, .hit_window = s.hit_window};
   return traffic;
 }

@@ -238,9 +238,8 @@ void tally_each(const WaveStream& wave, const TallyContext& c, Tally& t, Cascade
   }
 }
 
-}  // namespace
-
-void tally_wave(const WaveStream& wave, const TallyContext& c, bool distance, Tally& t) {
+// One sampled wave's accesses, each with its cascade outcome, into the tally.
+void tally_outcomes(const WaveStream& wave, const TallyContext& c, bool distance, Tally& t) {
   // Runs for every block the walk's keys can name so far (WaveStream::key_counts: all of an
   // access's blocks, or the ones met where the walk numbers them, StreamInput::dense_keys).
   for (std::size_t s = 0; s < c.streamed.size() && s < wave.key_counts.size(); ++s) {
@@ -271,11 +270,24 @@ void tally_wave(const WaveStream& wave, const TallyContext& c, bool distance, Ta
     });
 }
 
+}  // namespace
+
+void tally_wave(const WaveStream& wave, const TallyContext& c, bool distance, Tally& t) {
+  const std::size_t n = t.access.size();
+  thread_local std::vector<double> before;  // each access's DRAM bytes before the wave
+  before.resize(n);
+  for (std::size_t a = 0; a < n; ++a) before[a] = t.access[a].dram;
+  tally_outcomes(wave, c, distance, t);
+  double* wave_dram = t.wave_dram.data() + static_cast<std::size_t>(wave.sample) * n;
+  for (std::size_t a = 0; a < n; ++a) wave_dram[a] += t.access[a].dram - before[a];
+}
+
 Tally empty_tally(std::size_t accesses, const std::vector<WaveSample>& waves, std::int64_t slots, std::int64_t tiles,
                   bool maps) {
   Tally t;
   t.access.resize(accesses);
   t.slots = slots;
+  t.wave_dram.assign(waves.size() * accesses, 0.0);
   if (!maps) return t;
   std::int64_t positions = 0;
   for (const auto& w : waves) {

@@ -88,6 +88,9 @@ struct Tally {
   // whole lines.
   double short_row_looked = 0;
   std::vector<double> l2_hits, l2_lookups, near_hits, near_lookups, distance, count;
+  // Per sampled wave, [sample * accesses + access]: the DRAM bytes of its accesses (what the
+  // sample stands for), for the timing of each wave (CacheTraffic::wave_traffic).
+  std::vector<double> wave_dram;
 };
 
 struct TallyContext {

@@ -171,21 +171,6 @@ double wave_footprint(const plan::TileProgram& p, const TileLaunchOrder& order, 
   return bytes;
 }
 
-// Tiles one stage ahead whose own speeds would part them (derived_rate_sd > 0) still travel
-// together while a laggard finds its partners' blocks in L2 and catches up: their waves hold
-// when the own speed times the wave's footprint over the L2 (x, wave_footprint / l2.bytes) is
-// small and part when it is large. cta_skew.py --coupling, the 53 traced group-1 2-stage
-// launches of 3+ waves: the tiles sharing a column of B start 0.3-3.0 iterations apart
-// (median) up to x = 0.10 and 42-66 apart from x = 0.30 on (every launch there), mixed
-// between; the own speed is kept at the share (x - 0.10) / 0.20 of itself, none below 0.10.
-constexpr double kWavesHold = 0.10, kWavesPart = 0.30;
-
-double coupled_rate_sd(double rate_sd, double footprint, const hw::HardwareSpec& hw) {
-  if (!(rate_sd > 0) || !(hw.l2.bytes > 0)) return rate_sd;
-  const double x = rate_sd * footprint / hw.l2.bytes;
-  return rate_sd * std::clamp((x - kWavesHold) / (kWavesPart - kWavesHold), 0.0, 1.0);
-}
-
 // How much wider each wave's starts are than the last (SkewModel::wave_growth), where the
 // tiles' own speeds would otherwise walk them apart (derived_rate_sd > 0) and each tile has its
 // SM to itself with its loads two or more stages ahead: there each SM keeps a speed of its own,
@@ -216,10 +201,14 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
   const LoopPace pace = loop_pace(p, hw, plans, resident, steps);
   shape.skew.per_iteration = options.skew_per_iteration.value_or(exposed_skew(derived_skew(hw), pace, hw));
   shape.skew.rate_sd = options.skew_per_iteration && *options.skew_per_iteration == 0 ? 0 : derived_rate_sd(pace, hw);
+  // Tiles one stage ahead whose own speeds would part them still travel together while a
+  // laggard finds its partners' blocks in L2 and catches up: the waves hold for longer the
+  // smaller the own speed times the first wave's footprint over the L2 (SkewModel::coupling,
+  // held_rate_share).
   if (pace.ahead <= 1 && shape.skew.rate_sd > 0) {
     shape.own_rate_sd = shape.skew.rate_sd;
     shape.wave_footprint = wave_footprint(p, order, plans, slots);
-    shape.skew.rate_sd = coupled_rate_sd(shape.skew.rate_sd, shape.wave_footprint, hw);
+    if (hw.l2.bytes > 0) shape.skew.coupling = shape.skew.rate_sd * shape.wave_footprint / hw.l2.bytes;
   }
   shape.skew.wave_growth = derived_wave_growth(pace, hw, order, shape.skew.rate_sd);
   if (shape.skew.wave_growth > 0) shape.skew.rate_sd = 0;

@@ -31,7 +31,19 @@ constexpr double kFirstWaveSpread = 0.1;
 // 64 x 128 x 32, 2 stages, 77% L2 hits, l2_hit_corpus.csv.)
 double wave_width(std::int64_t w, const StreamShape& s) {
   const double steps = static_cast<double>(s.steps), drift = within_tile_drift(s.skew, steps), rate = s.skew.rate_sd * steps;
-  const double sd = std::sqrt(static_cast<double>(w) * (drift * drift + rate * rate));
+  double kept = static_cast<double>(w);  // waves' shares of the rate walk's variance
+  if (s.skew.coupling > 0) {
+    kept = 0;
+    for (std::int64_t v = 1; v <= w; ++v) {
+      const double share = held_rate_share(s.skew, v);
+      if (share >= 1) {
+        kept += static_cast<double>(w - v + 1);
+        break;
+      }
+      kept += share * share;
+    }
+  }
+  const double sd = std::sqrt(static_cast<double>(w) * drift * drift + kept * rate * rate);
   const double linear = s.skew.wave_growth * steps * static_cast<double>(w);
   return std::clamp(std::hypot(std::sqrt(12.0) * sd, linear), kFirstWaveSpread, std::max(kFirstWaveSpread, steps));
 }
@@ -92,6 +104,36 @@ std::uint64_t phase_key(float phase, std::size_t slot) {
 // profile) instead of sqrt(k) for good. The burst rows of ncu_pending.csv show the catch-up:
 // 8 CTAs started 1.6 us (four DRAM round trips) apart still reach L2 as a convoy (lookups
 // 98304 at no stagger, 116884 at 800 FMAs per CTA, of 262144 requests).
+// Tiles one stage ahead whose own speeds would part them still travel together while a
+// laggard finds its partners' blocks in L2 and catches up, the longer the fewer blocks its
+// wave reads: wave w parts by the x sqrt(w) its own speed has walked it (x: SkewModel::
+// coupling). cta_skew.py --by-wave on the H200's traced group-1 2-stage launches of 2+ waves
+// (hw_profiles/calibrate/h200/cta_skew*.csv.gz): the tiles sharing a column of B start within
+// 10 iterations of each other in every wave below x sqrt(w) = 0.4, 29% of the waves apart at
+// 0.4-0.5, 54-62% at 0.5-0.8 and all from 0.8 on; the share of the speed a wave keeps ramps
+// from 0 at 0.5 to all of it at 0.8. (Until 2026-12-05 by x alone, from the second wave on,
+// 0 at x = 0.10 to 1 at 0.30: convoys of 2-7 waves parted where they held, 512 x 16384 x
+// 16384 64 x 256 x 64 at 32.9% L2 hits where ncu counts 57.0.)
+constexpr double kWavesHold = 0.5, kWavesPart = 0.8;
+
+double held_rate_share(const SkewModel& skew, std::int64_t w) {
+  if (!(skew.coupling > 0)) return 1;
+  const double x = skew.coupling * std::sqrt(static_cast<double>(w));
+  return std::clamp((x - kWavesHold) / (kWavesPart - kWavesHold), 0.0, 1.0);
+}
+
+std::int64_t held_waves(const SkewModel& skew) {
+  if (!(skew.coupling > 0)) return 0;
+  const double w = std::floor(std::pow(kWavesHold / skew.coupling, 2));
+  return w < 1e15 ? static_cast<std::int64_t>(w) : std::int64_t{1000000000000000};
+}
+
+std::int64_t parted_wave(const SkewModel& skew) {
+  if (!(skew.coupling > 0)) return 0;
+  const double w = std::ceil(std::pow(kWavesPart / skew.coupling, 2));
+  return w < 1e15 ? static_cast<std::int64_t>(w) : std::int64_t{1000000000000000};
+}
+
 double within_tile_drift(const SkewModel& skew, double k) {
   const double s = skew.per_iteration;
   if (!(s > 0) || !(k > 0)) return 0;
@@ -153,14 +195,15 @@ const StreamWalker::Phases& StreamWalker::phases_of(std::int64_t w, std::int64_t
   for (Phases& p : recent_)
     if (p.wave == w && p.count == count && p.slots == slots && p.steps == shape_.steps &&
         p.skew == shape_.skew.per_iteration && p.rate == shape_.skew.rate_sd &&
-        p.growth == shape_.skew.wave_growth && p.k == k_ && p.starts == shape_.tile_starts) {
+        p.growth == shape_.skew.wave_growth && p.coupling == shape_.skew.coupling && p.k == k_ &&
+        p.starts == shape_.tile_starts) {
       if (sorted && p.order.empty() && count > 0) sort_phases(p);
       return p;
     }
   Phases& p = recent_[next_recent_];
   next_recent_ = (next_recent_ + 1) % recent_.size();
   p = {.slots = slots, .steps = shape_.steps, .wave = w, .count = count, .skew = shape_.skew.per_iteration, .rate = shape_.skew.rate_sd,
-       .growth = shape_.skew.wave_growth, .k = k_, .starts = shape_.tile_starts,
+       .growth = shape_.skew.wave_growth, .k = k_, .coupling = shape_.skew.coupling, .starts = shape_.tile_starts,
        .phase = std::move(p.phase), .order = std::move(p.order)};
   const auto n = static_cast<std::size_t>(count);
   const double width = wave_width(w, shape_), start = static_cast<double>(w) * static_cast<double>(shape_.steps);

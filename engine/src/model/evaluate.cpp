@@ -42,7 +42,8 @@ double sustained_fraction(const hw::PowerLimit& pl, double duration_us) {
 
 struct WavePlan {
   WaveDecomposition waves;
-  WaveTime full;
+  WaveTime full;   // the full waves' mean over full_wave_groups (full_waves x it: their sum)
+  WaveTime first;  // the first full wave
   WaveTime tail;
   double imbalance = 1;  // unequal tiles stretch the steady state (tile_imbalance.h)
   double head_refill = 0;  // per round of a persistent kernel that reloads each tile's head
@@ -67,6 +68,71 @@ double head_refill_s(const plan::TileProgram& p, const hw::HardwareSpec& hw) {
   return hw.pipeline_round_trip_ns * 1e-9 + bytes / hw.smem_fill_bandwidth_per_sm + handoff;
 }
 
+// The full waves by the cache model's sampled waves (CacheTraffic::wave_traffic), each standing
+// for `count` waves at its own DRAM split; waves whose splits agree within a part in a thousand
+// share one timing. Each wave's time is the maximum of its pipelines', so a launch whose first
+// waves run from L2 and whose later ones wait on DRAM takes the sum of those maxima, longer than
+// the maximum at the launch's average split. One group at the average where the model walked no
+// waves of its own or its waves are not the timing's.
+struct WaveGroup {
+  double count = 0;
+  const cache::WaveTraffic* traffic = nullptr;  // null: the launch's average
+};
+
+std::vector<WaveGroup> full_wave_groups(const cache::CacheTraffic& traffic, std::int64_t full_waves,
+                                        std::int64_t blocks_per_wave) {
+  const bool own = traffic.stream && traffic.stream->tiles_in_flight == blocks_per_wave && !traffic.wave_traffic.empty() &&
+                   traffic.wave_traffic.front().wave == 0;
+  if (!own) return {{static_cast<double>(full_waves), nullptr}};
+  std::vector<WaveGroup> groups;
+  for (const auto& w : traffic.wave_traffic) {
+    if (w.wave >= full_waves) continue;
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const WaveGroup& g) {
+      for (std::size_t a = 0; a < w.dram_bytes.size(); ++a) {
+        const double x = w.dram_bytes[a], y = g.traffic->dram_bytes[a];
+        if (std::abs(x - y) > 1e-3 * std::max(std::abs(x), std::abs(y))) return false;
+      }
+      return true;
+    });
+    if (same != groups.end())
+      same->count += w.waves;
+    else
+      groups.push_back({w.waves, &w});
+  }
+  return groups;
+}
+
+// The mean of the groups' wave times, by the waves they stand for; the loops and body items
+// (the loop reports, the timeline) are those of the group standing for the most waves.
+WaveTime mean_wave(const std::vector<std::pair<double, WaveTime>>& timed) {
+  double waves = 0;
+  for (const auto& [count, wt] : timed) waves += count;
+  auto most = std::max_element(timed.begin(), timed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  WaveTime mean = most->second;
+  if (timed.size() == 1 || waves <= 0) return mean;
+  mean.head = mean.tail = mean.prologue = mean.staggered_fill = mean.steady = mean.epilogue = 0;
+  mean.busy = ResourceVector{};
+  for (const auto& [count, wt] : timed) {
+    const double share = count / waves;
+    mean.head += share * wt.head;
+    mean.tail += share * wt.tail;
+    mean.prologue += share * wt.prologue;
+    mean.staggered_fill += share * wt.staggered_fill;
+    mean.steady += share * wt.steady;
+    mean.epilogue += share * wt.epilogue;
+    mean.busy += wt.busy * share;
+  }
+  return mean;
+}
+
+const cache::WaveTraffic* tail_traffic(const cache::CacheTraffic& traffic, std::int64_t full_waves,
+                                       std::int64_t blocks_per_wave) {
+  if (!traffic.stream || traffic.stream->tiles_in_flight != blocks_per_wave) return nullptr;
+  for (const auto& w : traffic.wave_traffic)
+    if (w.wave == full_waves) return &w;
+  return nullptr;
+}
+
 WavePlan run_waves(const plan::TileProgram& p, const hw::HardwareSpec& hw, const cache::CacheTraffic& traffic,
                    std::int64_t resident, double clock, std::size_t max_orders) {
   WavePlan w;
@@ -74,10 +140,20 @@ WavePlan run_waves(const plan::TileProgram& p, const hw::HardwareSpec& hw, const
   w.waves = decompose_waves(p.grid.tiles(), sms, resident);
   w.imbalance = tile_imbalance(p, sms * resident);
   w.head_refill = head_refill_s(p, hw);
-  if (w.waves.full_waves > 0)
-    w.full = evaluate_wave(p, hw, traffic, hw.sm_count, resident, clock, max_orders);
+  auto at = [&](const cache::WaveTraffic* wt, double active_sms, std::int64_t res) {
+    return wt ? evaluate_wave(p, hw, traffic.at_wave(*wt), active_sms, res, clock, max_orders, &traffic)
+              : evaluate_wave(p, hw, traffic, active_sms, res, clock, max_orders);
+  };
+  if (w.waves.full_waves > 0) {
+    std::vector<std::pair<double, WaveTime>> timed;
+    for (const WaveGroup& g : full_wave_groups(traffic, w.waves.full_waves, w.waves.blocks_per_wave))
+      timed.emplace_back(g.count, at(g.traffic, hw.sm_count, resident));
+    w.first = timed.front().second;
+    w.full = mean_wave(timed);
+  }
   if (w.waves.tail_blocks > 0)
-    w.tail = evaluate_wave(p, hw, traffic, w.waves.tail_bandwidth_sms(), w.waves.tail_resident, clock, max_orders);
+    w.tail = at(tail_traffic(traffic, w.waves.full_waves, w.waves.blocks_per_wave), w.waves.tail_bandwidth_sms(),
+                w.waves.tail_resident);
   return w;
 }
 
@@ -100,11 +176,11 @@ KernelTime kernel_time(const WavePlan& w, const plan::TileSchedule& schedule) {
     // wave's tiles start as earlier ones end, beside resident tiles in their loops, which hide
     // that fill where an SM holds more than one (cta_phases.py's one-wave grids; the corpus's
     // many-wave grids).
-    const double hidden = nfull > 0 ? (nfull - 1) * w.full.staggered_fill + (has_tail ? w.tail.staggered_fill : 0.0) : 0.0;
+    const double hidden = nfull > 0 ? nfull * w.full.staggered_fill - w.first.staggered_fill + (has_tail ? w.tail.staggered_fill : 0.0) : 0.0;
     return {nfull * w.full.prologue + w.tail.prologue - hidden, (nfull * w.full.steady + w.tail.steady) * w.imbalance,
             nfull * w.full.epilogue + w.tail.epilogue};
   }
-  const WaveTime& first = w.waves.full_waves > 0 ? w.full : w.tail;
+  const WaveTime& first = w.waves.full_waves > 0 ? w.first : w.tail;
   const WaveTime& last = has_tail ? w.tail : w.full;
   auto round = [&](const WaveTime& wt) {
     return wt.steady + (schedule.epilogue_overlap ? 0.0 : wt.tail) + w.head_refill;

@@ -57,11 +57,11 @@ double segment_time(const std::vector<BodyItem>& items, std::int64_t resident, R
 
 WaveTime evaluate_wave(const plan::TileProgram& p, const hw::HardwareSpec& hw,
                        const cache::CacheTraffic& traffic, double active_sms, std::int64_t resident,
-                       double clock_factor, std::size_t max_orders) {
+                       double clock_factor, std::size_t max_orders, const cache::CacheTraffic* kernel) {
   SmRates rates = sm_rates(hw, active_sms, clock_factor);
   if (resident > 0)
     rates.l1_bytes_per_tile = l1_bytes_beside_smem(hw, p.resources.smem_bytes, resident) / static_cast<double>(resident);
-  rates.dram_bytes /= dirty_writeback_factor(hw, traffic);
+  rates.dram_bytes /= dirty_writeback_factor(hw, kernel ? *kernel : traffic);
   LoopContext ctx{.program = p, .hw = hw, .traffic = traffic, .rates = rates, .resident = resident,
                   .max_orders = max_orders};
   WaveTime w;

@@ -31,9 +31,17 @@ std::string stream_sentence(const cache::StreamTiming& s) {
   else if (s.tile_rate_sd > 0) std::snprintf(buf, sizeof buf, "across waves a tile's own speed varies by %.2g%%", 100 * s.tile_rate_sd);
   else std::snprintf(buf, sizeof buf, "across waves the tiles keep pace");
   text += buf;
-  if (s.own_rate_sd > s.tile_rate_sd) {  // held by its wave (cache::StreamTiming::own_rate_sd)
-    std::snprintf(buf, sizeof buf, " (%.2g%% unheld: a laggard catches up on its partners' blocks while its wave reads %s over the loop)",
-                  100 * s.own_rate_sd, format_bytes(s.wave_footprint).c_str());
+  if (s.own_rate_sd > 0) {  // held back by its waves at first (cache::StreamTiming::held_waves)
+    // Wave numbers from 1 (the model's waves count from 0).
+    if (s.held_waves >= 1000000)
+      std::snprintf(buf, sizeof buf, ", held back where a laggard catches up on its partners' blocks, its wave reading %s over the loop: its waves hold together",
+                    format_bytes(s.wave_footprint).c_str());
+    else
+      std::snprintf(buf, sizeof buf,
+                    ", held back where a laggard catches up on its partners' blocks, its wave reading %s over the loop: "
+                    "its waves hold together up to wave %lld and part wholly from wave %lld on",
+                    format_bytes(s.wave_footprint).c_str(), static_cast<long long>(s.held_waves + 1),
+                    static_cast<long long>(s.parted_wave + 1));
     text += buf;
   }
   if (s.fill_window > 0) {

@@ -63,7 +63,8 @@ nlohmann::json tensors_json(const Prediction& p) {
 nlohmann::json stream_json(const cache::StreamTiming& s) {
   return {{"tiles_in_flight", s.tiles_in_flight}, {"steps", s.steps}, {"drift_sd", r6(s.drift_sd)},
           {"tile_rate_sd", r6(s.tile_rate_sd)}, {"own_rate_sd", r6(s.own_rate_sd)},
-          {"wave_footprint_bytes", r6(s.wave_footprint)}, {"wave_growth", r6(s.wave_growth)},
+          {"wave_footprint_bytes", r6(s.wave_footprint)}, {"held_waves", s.held_waves},
+          {"parted_wave", s.parted_wave}, {"wave_growth", r6(s.wave_growth)},
           {"fill_window", r6(s.fill_window)}, {"hit_window", r6(s.hit_window)}};
 }
 

@@ -43,11 +43,23 @@ struct TileHitMap {
   std::vector<double> reuse_distance;  // mean tile reuse distance D_T per tile (tiles)
 };
 
+// One wave the cache model walked (launch order, StreamTiming::tiles_in_flight tiles a wave):
+// the full waves it stands for (1 for the tail) and each access's DRAM bytes were every wave of
+// the kernel like it. Waves differ: the first reads cold, a grouped order's first reads of A
+// come where a group starts, and a convoy holds for a few waves and then parts
+// (docs/cache-model.md), so each wave is timed at its own split (model/evaluate.cpp).
+struct WaveTraffic {
+  std::int64_t wave = 0;
+  double waves = 1;
+  std::vector<double> dram_bytes;  // per access, as CacheTraffic::accesses
+};
+
 struct CacheTraffic {
   std::string model;  // name for the report
   std::vector<AccessTraffic> accesses;  // one per TileProgram::accesses, same order
   std::vector<TileHitMap> tile_maps;    // empty when the model has no per-tile view
   std::optional<StreamTiming> stream;   // empty when the model has no stream in time
+  std::vector<WaveTraffic> wave_traffic;  // empty when the model has no waves of its own
 
   double dram_read_bytes() const;
   double dram_write_bytes() const;
@@ -59,6 +71,8 @@ struct CacheTraffic {
   double dram_fraction(const std::string& tensor, bool revisit = false) const;
   // Share of the bytes of `tensor` served by an L1.5 tier (0 without one).
   double l15_fraction(const std::string& tensor) const;
+  // The traffic of the kernel were every wave like `w` (its DRAM bytes; no maps, no waves).
+  CacheTraffic at_wave(const WaveTraffic& w) const;
 };
 
 class CacheModel {

@@ -75,7 +75,18 @@ struct SkewModel {
   double per_iteration = 0;  // 0: lockstep
   double rate_sd = 0;        // relative sd of a tile's time (0: tiles keep pace)
   double wave_growth = 0;    // share of a tile each wave's start spread widens by (0: the rate_sd walk)
+  // A loop one stage ahead: its own speed times the first wave's footprint over the L2 (x,
+  // stream_shape.cpp). Its waves hold together for the first waves and part later: the share
+  // of rate_sd that wave w adds, held_rate_share (0: all of it, every wave).
+  double coupling = 0;
 };
+
+// The share of rate_sd that wave w (1: the second wave) adds to the walk (SkewModel::coupling);
+// the waves after the first that add none, and the first that adds all of it (0 without a
+// coupling).
+double held_rate_share(const SkewModel& skew, std::int64_t w);
+std::int64_t held_waves(const SkewModel& skew);
+std::int64_t parted_wave(const SkewModel& skew);
 
 // A tile's drift after k iterations of its loop (sd, iterations): the per_iteration walk,
 // bounded by the catch-up of tiles that fall behind (stream_walker.cpp).
@@ -294,7 +305,7 @@ class StreamWalker {
   // walks of other grids and orders with the same timing reuse them.
   struct Phases {
     std::int64_t slots = 0, steps = 0, wave = -1, count = 0;
-    double skew = 0, rate = 0, growth = 0, k = 0;
+    double skew = 0, rate = 0, growth = 0, k = 0, coupling = 0;
     const std::vector<double>* starts = nullptr;
     std::vector<float> phase;          // per slot: iterations after the wave's start
     std::vector<std::uint64_t> order;  // sort keys (ordered phase bits, slot), sorted; empty: not yet

@@ -27,8 +27,11 @@ struct WaveTime {
   double total() const { return prologue + steady + epilogue; }
 };
 
+// `traffic`: the wave's L2/DRAM split (CacheTraffic::at_wave, or the kernel's average);
+// `kernel`: the whole kernel's, for what is the kernel's alone (the flush's dirty write-backs),
+// null: `traffic`.
 WaveTime evaluate_wave(const plan::TileProgram& program, const hw::HardwareSpec& hw,
                        const cache::CacheTraffic& traffic, double active_sms, std::int64_t resident,
-                       double clock_factor, std::size_t max_orders);
+                       double clock_factor, std::size_t max_orders, const cache::CacheTraffic* kernel = nullptr);
 
 }  // namespace tilesight::model
