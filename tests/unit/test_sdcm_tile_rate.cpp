@@ -19,6 +19,14 @@ kernels::GemmParams deep_k(std::int64_t stages) {
   return p;
 }
 
+// Group-1 64 x 256 x 64 tiles at 2 stages and 4 warps: two tiles an SM, one stage ahead.
+kernels::GemmParams wide_b(std::int64_t m, std::int64_t n, std::int64_t k) {
+  kernels::GemmParams p;
+  p.M = m, p.N = n, p.K = k;
+  p.block_m = 64, p.block_n = 256, p.block_k = 64, p.group_m = 1, p.stages = 2, p.warps = 4;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("tiles whose loads queue drift apart: deep-stage group-1 GEMMs lose the reuse across rows", "[cache][sdcm]") {
@@ -96,9 +104,7 @@ TEST_CASE("the cache model reports its stream in time as it laid it out", "[cach
   //   a hit's read 34 ns / 1182.1 ns = 0.028762.
   auto hw = hw::load_profile("h200");
   REQUIRE(hw);
-  kernels::GemmParams p;
-  p.M = p.N = 8192, p.K = 28672;
-  p.block_m = 64, p.block_n = 256, p.block_k = 64, p.group_m = 1, p.stages = 2, p.warps = 4;
+  auto p = wide_b(8192, 8192, 28672);
   const cache::SdcmCacheModel sdcm({.tile_maps = false, .memo = false});
   const auto two = sdcm.analyze(kernels::lift_gemm(p), *hw).stream;
   REQUIRE(two);
@@ -139,9 +145,10 @@ TEST_CASE("loops one stage ahead hold together for waves while a laggard finds i
   // - 12288 x 12288 x 4096: 6 rows of A and 48 columns of B over 64 k-steps, 3.15 + 100.7 MB,
   //   x = 0.0582: waves 1-73 hold, the launch's 34 all; ncu 69.1% L2 hits (l2_hit_heldout.csv);
   // - 4096 x 8192 x 16384: 9 rows and 32 columns over 256 k-steps, 18.9 + 268.4 MB, x = 0.1612:
-  //   1-9 hold, the launch's 7 all (its traced tiles sharing a column of B start 2-5 iterations
-  //   apart in every wave, cta_skew_heldout.csv.gz); ncu 59.8%, the model 73.6% (not the
-  //   convoys: docs/cache-model.md);
+  //   1-9 hold, the launch's 7 all; ncu 59.8%, the model 73.6%: its traced convoys do part, by
+  //   partition side, one side lagging from the start (cta_skew_heldout.csv.gz: the span of a B
+  //   column's readers 0.09 -> 0.64 of a tile by wave 6; docs/cache-model.md, session 41), which
+  //   the walk does not lay out;
   // - 8192 x 8192 x 28672: 9 and 32 over 448, 33.0 + 469.8 MB, x = 0.2821: 1-3 hold, from 9 on
   //   they part; ncu 30.2%.
   auto hw = hw::load_profile("h200");
@@ -149,10 +156,7 @@ TEST_CASE("loops one stage ahead hold together for waves while a laggard finds i
   REQUIRE(hw->l2.bytes == Approx(56e6));
   const cache::SdcmCacheModel sdcm({.tile_maps = false, .memo = false});
   const auto stream = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-    kernels::GemmParams p;
-    p.M = m, p.N = n, p.K = k;
-    p.block_m = 64, p.block_n = 256, p.block_k = 64, p.group_m = 1, p.stages = 2, p.warps = 4;
-    const auto t = sdcm.analyze(kernels::lift_gemm(p), *hw);
+    const auto t = sdcm.analyze(kernels::lift_gemm(wide_b(m, n, k)), *hw);
     REQUIRE(t.stream);
     CHECK(t.stream->own_rate_sd == Approx(0.031419).epsilon(1e-3));
     return std::tuple{*t.stream, t.l2_hit_rate()};
@@ -187,10 +191,8 @@ TEST_CASE("the cache model keeps each sampled wave's DRAM bytes for the timing",
   // from L2 where a parted one reads it from DRAM.
   auto hw = hw::load_profile("h200");
   REQUIRE(hw);
-  kernels::GemmParams p;
-  p.M = p.N = 8192, p.K = 28672;
-  p.block_m = 64, p.block_n = 256, p.block_k = 64, p.group_m = 1, p.stages = 2, p.warps = 4;
-  const auto t = cache::SdcmCacheModel({.tile_maps = false, .memo = false}).analyze(kernels::lift_gemm(p), *hw);
+  const auto t =
+      cache::SdcmCacheModel({.tile_maps = false, .memo = false}).analyze(kernels::lift_gemm(wide_b(8192, 8192, 28672)), *hw);
   REQUIRE(t.stream);
   REQUIRE(t.stream->tiles_in_flight == 264);
   REQUIRE(t.wave_traffic.size() >= 3);
