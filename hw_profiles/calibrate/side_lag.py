@@ -9,8 +9,10 @@ each), with fresh buffers for every group of three, and records each CTA's start
 cta_skew's CSV format; offline it prints, per launch, the side difference wave by wave (side 1's
 mean tile time less side 0's, over the launch's median tile).
 
-On the H200, from the repository root (~1 min):
+On the H200, from the repository root (~15 s):
   python3 hw_profiles/calibrate/side_lag.py --out DIR     -> DIR/side_lag.csv.gz
+  python3 hw_profiles/calibrate/side_lag.py --out DIR --case 8192,8192,8192,128,128,64,1,2,4 ...
+                                                          -> DIR/side_lag_cases.csv.gz
 Anywhere:
   python3 hw_profiles/calibrate/side_lag.py --csv h200/side_lag.csv.gz
 """
@@ -36,18 +38,18 @@ ALLOCATIONS = 3  # fresh buffers for each
 REPS = 3         # cold launches of each allocation
 
 
-def measure(out_dir):
+def measure(out_dir, cases, name):
     import torch
     from cta_skew import timed_launches
     from envinfo import header_lines
     flush = torch.empty(256 * 2**20, device="cuda", dtype=torch.int8)
-    path = os.path.join(out_dir, "side_lag.csv.gz")
+    path = os.path.join(out_dir, name)
     with gzip.open(path, "wt", newline="") as f:
         f.write(header_lines("hw_profiles/calibrate/side_lag.py"))
         w = csv.writer(f)
         w.writerow(["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps", "rep",
                     "pid", "smid", "t_start_ns", "t_end_ns"])
-        for case in CASES:
+        for case in cases:
             _, M, N, K, bm, bn, bk, gm, st, wp = case
             for alloc in range(ALLOCATIONS):
                 for rep, _, rows in timed_launches(case, flush, reps=REPS):
@@ -80,9 +82,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", help="measure on this machine's GPU into DIR/side_lag.csv.gz")
     ap.add_argument("--csv", help="print the side differences of a recorded CSV")
+    ap.add_argument("--case", action="append", metavar="M,N,K,BM,BN,BK,GROUP_M,STAGES,WARPS",
+                    help="measure these configs instead of CASES (into side_lag_cases.csv.gz)")
     a = ap.parse_args()
     if a.out:
-        measure(a.out)
+        cases = [("side",) + tuple(int(x) for x in c.split(",")) for c in a.case or []]
+        measure(a.out, cases or CASES, "side_lag_cases.csv.gz" if cases else "side_lag.csv.gz")
     if a.csv:
         report(a.csv if os.path.isabs(a.csv) else os.path.join(HERE, a.csv))
     if not (a.out or a.csv):

@@ -56,24 +56,44 @@ Scores scores_of(const std::vector<double>& abs_err, std::vector<double> dram_er
           .median_dram_error = dram_err[dram_err.size() / 2]};
 }
 
-// A row's tile config as a key.
-std::string key_of(const std::vector<std::string>& h, const std::vector<std::string>& r) {
-  std::string k;
-  for (const char* c : {"M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps"})
-    k += r[column(h, c)] + ",";
+// A row's shape and tile config as a key; with `shape` false, the tile config alone.
+std::string key_of(const std::vector<std::string>& h, const std::vector<std::string>& r, bool shape = true) {
+  std::string k = shape ? r[column(h, "M")] + "," + r[column(h, "N")] + "," + r[column(h, "K")] + "," : "config:";
+  for (const char* c : {"block_m", "block_n", "block_k", "group_m", "stages", "warps"}) k += r[column(h, c)] + ",";
   return k;
 }
 
-// Triton's spill count (n_spills) of each config of the timing corpora; 0 for configs in none.
+bool aligned(const std::vector<std::string>& h, const std::vector<std::string>& r) {
+  return std::stoll(r[column(h, "M")]) % 16 == 0 && std::stoll(r[column(h, "N")]) % 16 == 0 &&
+         std::stoll(r[column(h, "K")]) % 16 == 0;
+}
+
+// Triton's spill count (n_spills) of each row of the timing corpora, and of each config on aligned
+// shapes (M, N, K are runtime arguments: one binary for every shape of multiples of 16, and the
+// corpora's counts agree there).
 std::map<std::string, long> spill_counts(const std::string& dir) {
   std::map<std::string, long> spills;
   for (const char* timed :
        {"triton_gemm.csv", "triton_gemm_heldout3.csv", "triton_gemm_heldout4.csv", "triton_gemm_heldout5.csv",
         "triton_gemm_heldout6.csv"}) {
     std::vector<std::string> th;
-    for (const auto& r : read_csv(dir + timed, th)) spills[key_of(th, r)] = std::stol(r[column(th, "n_spills")]);
+    for (const auto& r : read_csv(dir + timed, th)) {
+      const long n = std::stol(r[column(th, "n_spills")]);
+      spills[key_of(th, r)] = n;
+      if (aligned(th, r)) spills[key_of(th, r, false)] = n;
+    }
   }
   return spills;
+}
+
+// A row's spill count: its own where a timing corpus ran its shape, else its config's on an aligned
+// shape, else 0.
+long spills_of(const std::map<std::string, long>& spills, const std::vector<std::string>& h,
+               const std::vector<std::string>& r) {
+  if (auto it = spills.find(key_of(h, r)); it != spills.end()) return it->second;
+  if (!aligned(h, r)) return 0;
+  auto it = spills.find(key_of(h, r, false));
+  return it == spills.end() ? 0 : it->second;
 }
 
 // The model's L2 hit rate and DRAM reads on the rows of `files` (tests/validation/h200) that it
@@ -92,7 +112,7 @@ Scores score(std::initializer_list<const char*> files) {
     for (const auto& r : read_csv(dir + file, h)) {
       auto at = [&](const char* c) { return std::stoll(r[column(h, c)]); };
       const auto p = gemm(at("M"), at("N"), at("K"), at("block_m"), at("block_n"), at("group_m"), at("stages"), at("warps"));
-      if (p.M % 16 || p.N % 16 || p.K % 16 || spills[key_of(h, r)] != 0) continue;
+      if (p.M % 16 || p.N % 16 || p.K % 16 || spills_of(spills, h, r) != 0) continue;
       auto q = p;
       q.block_k = at("block_k");
       const auto t = sdcm.analyze(kernels::lift_gemm(q), *hw);
@@ -117,7 +137,7 @@ Scores score_spilling(std::initializer_list<const char*> files) {
     for (const auto& r : read_csv(dir + file, h)) {
       auto at = [&](const char* c) { return std::stoll(r[column(h, c)]); };
       auto p = gemm(at("M"), at("N"), at("K"), at("block_m"), at("block_n"), at("group_m"), at("stages"), at("warps"));
-      const long n = spills[key_of(h, r)];
+      const long n = spills_of(spills, h, r);
       if (p.M % 16 || p.N % 16 || p.K % 16 || n == 0) continue;
       p.block_k = at("block_k");
       p.spills = n;
@@ -290,6 +310,19 @@ TEST_CASE("L2 hit rate and DRAM reads on a sixth held-out set measured after the
   // waves) count 12-24 pp more hits than the model gives; on 8192 x 5120 x 13824 the model gives 14-22 pp
   // too many (64 x 128 x 64 group 1 at 2 stages: 85.5% against 63.3%).
   check(score({"l2_hit_heldout6.csv"}), 220, 4.0, 0.1);
+}
+
+TEST_CASE("L2 hit rate and DRAM reads on the waves set measured after the model", "[cache][validation]") {
+  // l2_hit_waves.csv (ncu_l2.py --set waves, H200, 2026-12-06, session 41): the Triton corpus's 58
+  // configs on 1024, 2048 and 4096 x 16384 x 16384 (held out 6's 512-row shape in 2-125 waves),
+  // chosen in session 39 and measured against main 2fe9b9b's model with nothing changed: 5.34 pp MAE
+  // on its 138 rows without spills (their configs' counts in the timing corpora; bias +3.7),
+  // median DRAM-read error 5.2%. The model's error grows with the waves
+  // (3.4, 5.4, 7.1 pp at M = 1024, 2048, 4096): ncu's hit rate falls with them for group-1 2-stage
+  // loops the model holds flat, those with no own speed too (64 x 128 x 32, 4 warps: 65.9, 60.4,
+  // 37.9% against 61.6, 64.4, 66.8), where the traces show the partition sides parting
+  // (docs/cache-model.md, session 41).
+  check(score({"l2_hit_waves.csv"}), 130, 5.8, 0.07);
 }
 
 namespace {

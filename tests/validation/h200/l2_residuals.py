@@ -2,7 +2,7 @@
 """Residuals of TileSight's L2 hit rate against the ncu corpus of the H200 (docs/cache-model.md).
 
   python3 tests/validation/h200/l2_residuals.py [--cli build-cache/bin/tilesight-cli]
-          [--out rows.csv] [--all] [--worst 25] [--hand | --calib | --heldout | --heldout4 | --heldout5 | --heldout6]
+          [--out rows.csv] [--all] [--worst 25] [--hand | --calib | --heldout | --heldout4 | --heldout5 | --heldout6 | --waves]
 
 Predicts every row of l2_hit_sweep.csv + l2_hit_corpus.csv (or l2_hit.csv with --hand, or the
 calibration set outside the corpus's shapes, l2_hit_calib.csv, with --calib) in
@@ -35,6 +35,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 KEY = ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps")
+CONFIG = KEY[3:]  # the tile config: block sizes, group_m, stages, warps
 SMS = 132
 
 
@@ -156,19 +157,32 @@ def main():
                     help="l2_hit_heldout5.csv (five more LLM-like shapes measured 2026-12-04) instead")
     ap.add_argument("--heldout6", action="store_true",
                     help="l2_hit_heldout6.csv (five shapes measured 2026-12-05) instead")
+    ap.add_argument("--waves", action="store_true",
+                    help="l2_hit_waves.csv (held out 6's 512 x 16384 x 16384 in 2-8x the rows, measured 2026-12-06) instead")
     ap.add_argument("--worst", type=int, default=25)
     ap.add_argument("--lookups", action="store_true",
                     help="also predict the lookups per requested sector, row by row, against ncu's")
     a = ap.parse_args()
 
-    spills = {tuple(int(r[c]) for c in KEY): int(r["n_spills"])
-              for timed in ("triton_gemm.csv", "triton_gemm_heldout3.csv", "triton_gemm_heldout4.csv",
-                          "triton_gemm_heldout5.csv", "triton_gemm_heldout6.csv") if os.path.exists(os.path.join(HERE, timed))
-              for r in read(os.path.join(HERE, timed))}
+    timed_rows = [r for timed in ("triton_gemm.csv", "triton_gemm_heldout3.csv", "triton_gemm_heldout4.csv",
+                                  "triton_gemm_heldout5.csv", "triton_gemm_heldout6.csv")
+                  if os.path.exists(os.path.join(HERE, timed)) for r in read(os.path.join(HERE, timed))]
+    spills = {tuple(int(r[c]) for c in KEY): int(r["n_spills"]) for r in timed_rows}
+    # A shape no timing corpus holds takes its config's count on aligned shapes (M, N, K are
+    # runtime arguments: one binary for every shape of multiples of 16; the counts agree there).
+    config_spills = {tuple(int(r[c]) for c in CONFIG): int(r["n_spills"]) for r in timed_rows
+                     if all(int(r[d]) % 16 == 0 for d in ("M", "N", "K"))}
+
+    def spills_of(x):
+        if tuple(x[c] for c in KEY) in spills:
+            return spills[tuple(x[c] for c in KEY)]
+        aligned = all(x[d] % 16 == 0 for d in ("M", "N", "K"))
+        return config_spills.get(tuple(x[c] for c in CONFIG), 0) if aligned else 0
     files = (["l2_hit.csv"] if a.hand else ["l2_hit_calib.csv"] if a.calib
              else ["l2_hit_heldout.csv"] if a.heldout else ["l2_hit_heldout4.csv"] if a.heldout4
              else ["l2_hit_heldout5.csv"] if a.heldout5
              else ["l2_hit_heldout6.csv"] if a.heldout6
+             else ["l2_hit_waves.csv"] if a.waves
              else ["l2_hit_sweep.csv", "l2_hit_corpus.csv"])
     rows = []
     for f in files:
@@ -178,7 +192,8 @@ def main():
                      tex=float(r.get("l2_tex_read_sectors") or "nan"),
                      tex_hit=float(r.get("l2_tex_read_hit_sectors") or "nan"),
                      sectors=float(r.get("l2_sectors") or "nan"), hit_sectors=float(r.get("l2_hit_sectors") or "nan"),
-                     spills=spills.get(tuple(x[c] for c in KEY), 0))
+                     spills=0)
+            x["spills"] = spills_of(x)
             x["cls"] = shape_class(x)
             x["clean"] = x["cls"] != "unaligned" and x["spills"] == 0
             rows.append(x)
