@@ -158,7 +158,7 @@ def main():
     ap.add_argument("--heldout6", action="store_true",
                     help="l2_hit_heldout6.csv (five shapes measured 2026-12-05) instead")
     ap.add_argument("--waves", action="store_true",
-                    help="l2_hit_waves.csv (held out 6's 512 x 16384 x 16384 in 2-8x the rows, measured 2026-12-06) instead")
+                    help="l2_hit_waves.csv (held out 6's 512 x 16384 x 16384 at 2-8x the rows, measured 2026-12-06) instead")
     ap.add_argument("--worst", type=int, default=25)
     ap.add_argument("--lookups", action="store_true",
                     help="also predict the lookups per requested sector, row by row, against ncu's")
@@ -178,6 +178,7 @@ def main():
             return spills[tuple(x[c] for c in KEY)]
         aligned = all(x[d] % 16 == 0 for d in ("M", "N", "K"))
         return config_spills.get(tuple(x[c] for c in CONFIG), 0) if aligned else 0
+
     files = (["l2_hit.csv"] if a.hand else ["l2_hit_calib.csv"] if a.calib
              else ["l2_hit_heldout.csv"] if a.heldout else ["l2_hit_heldout4.csv"] if a.heldout4
              else ["l2_hit_heldout5.csv"] if a.heldout5
@@ -191,8 +192,7 @@ def main():
             x.update(meas=float(r["l2_hit_pct"]), dram=float(r["dram_read_bytes"]),
                      tex=float(r.get("l2_tex_read_sectors") or "nan"),
                      tex_hit=float(r.get("l2_tex_read_hit_sectors") or "nan"),
-                     sectors=float(r.get("l2_sectors") or "nan"), hit_sectors=float(r.get("l2_hit_sectors") or "nan"),
-                     spills=0)
+                     sectors=float(r.get("l2_sectors") or "nan"), hit_sectors=float(r.get("l2_hit_sectors") or "nan"))
             x["spills"] = spills_of(x)
             x["cls"] = shape_class(x)
             x["clean"] = x["cls"] != "unaligned" and x["spills"] == 0
