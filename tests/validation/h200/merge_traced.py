@@ -17,7 +17,11 @@ W stands for the time a read stays open in the coalescer: 34 ns after a hit
 (lrc_window.py --fine), 160-800 ns for a fill in flight (lrc_window.py). The prototype does not
 tell hits from misses; it prints every W given.
 
-  python3 tests/validation/h200/merge_traced.py [--window 34 100 300] [--min-waves 1.5]
+--hitmiss adds a rule with no free window: a read of a block no SM read within the L2's reach
+(30 MB at the launch's DRAM read rate under ncu) misses and stays open for the fill (DRAM
+latency plus queue, 675 ns), any other for a hit's 34 ns, each open read serving at most four.
+
+  python3 tests/validation/h200/merge_traced.py [--window 34 100 300] [--hitmiss] [--min-waves 1.5]
           [--cli build/bin/tilesight-cli]
 """
 import argparse
@@ -37,6 +41,14 @@ CALIBRATE = os.path.join(ROOT, "hw_profiles", "calibrate")
 sys.path.insert(0, CALIBRATE)
 sys.path.insert(0, HERE)
 
+# The hit/miss rule's constants, all measured (hw_profiles/h200.json and its microbenchmarks):
+# a read of a present line stays open in the coalescer l2.hit_merge_ns (lrc_window.py --fine);
+# a fill for the DRAM's latency plus its queue under load (dram_latency_ns + dram_queue_ns);
+# one lookup serves four readers of a GPC (ncu_share.csv: 2 and 4 readers 1.01-1.02 lookups a
+# sector, 8 readers 2.05); a line stays in its partition while the launch reads the near
+# partition's 30 MB from DRAM (l2.partition_bytes).
+HIT_NS, FILL_NS, CAP, NEAR_BYTES = 34.0, 400.0 + 275.0, 4, 30e6
+
 KEY = ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps")
 SETS = ["l2_hit_sweep.csv", "l2_hit_corpus.csv", "l2_hit_calib.csv", "l2_hit_heldout.csv", "l2_hit_heldout4.csv",
         "l2_hit_heldout5.csv", "l2_hit_heldout6.csv", "l2_hit_waves.csv"]
@@ -55,7 +67,8 @@ def ncu_lookups():
             if key in out or tex != tex or l2_residuals.shape_class(x) == "unaligned":
                 continue
             grid = -(-x["M"] // x["block_m"]) * -(-x["N"] // x["block_n"])
-            out[key] = tex / (grid * (x["block_m"] + x["block_n"]) * x["K"] * 2 / 32)
+            rate = float(r["dram_read_bytes"]) / float(r["duration_ns"]) if float(r.get("duration_ns") or 0) > 0 else 0.0
+            out[key] = (tex / (grid * (x["block_m"] + x["block_n"]) * x["K"] * 2 / 32), rate)
     return out
 
 
@@ -81,8 +94,11 @@ def tile_coord(p, m, n, bm, bn, group_m):
     return first + (p % per_group) % size, (p % per_group) // size
 
 
-def lookups(tiles, key, gpc, window, stride):
-    """Lookups per requested sector of one traced launch under the rule (module docstring)."""
+def lookups(tiles, key, gpc, window, stride, hitmiss=None):
+    """Lookups per requested sector of one traced launch under the rule (module docstring).
+    hitmiss (reach_ns, hit_ns, fill_ns, cap): a read of a block no SM read within reach_ns
+    misses; a looked-up read stays open hit_ns after a hit, fill_ns after a miss, and serves at
+    most `cap` reads."""
     m, n, k, bm, bn, bk, group_m = key[:7]
     steps = k // bk
     reads = {"A": collections.defaultdict(list), "B": collections.defaultdict(list)}
@@ -96,6 +112,26 @@ def lookups(tiles, key, gpc, window, stride):
     share = {}
     for op, blocks in reads.items():
         looked = total = 0
+        if hitmiss:
+            reach, hit_ns, fill_ns, cap = hitmiss
+            by_block = collections.defaultdict(list)
+            for (g, b, s), times in blocks.items():
+                by_block[(b, s)] += [(t, g) for t in times]
+            for events in by_block.values():
+                events.sort()
+                last_any = float("-inf")
+                open_until, served = {}, {}
+                for t, g in events:
+                    total += 1
+                    if t <= open_until.get(g, float("-inf")) and served[g] < cap:
+                        served[g] += 1
+                    else:
+                        looked += 1
+                        open_until[g] = t + (hit_ns if t - last_any <= reach else fill_ns)
+                        served[g] = 1
+                    last_any = t
+            share[op] = looked / total
+            continue
         for times in blocks.values():
             times.sort()
             open_until = float("-inf")
@@ -112,6 +148,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--window", type=float, nargs="+", default=[34, 100, 300], help="ns a read stays open")
     ap.add_argument("--min-waves", type=float, default=1.5)
+    ap.add_argument("--hitmiss", action="store_true",
+                    help="also the rule that tells hits from misses (the profile's windows, every 4th read looked up)")
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
     a = ap.parse_args()
     from cta_skew import read_launches
@@ -119,7 +157,8 @@ def main():
     gpc = gpc_of_sm(os.path.join(CALIBRATE, "h200"))
     from l2_measured_starts import spilled
     spills = {tuple(int(v) for v in k) for k in spilled()}
-    ncu = {k: v for k, v in ncu_lookups().items() if k not in spills}
+    ncu_rows = {k: v for k, v in ncu_lookups().items() if k not in spills}
+    ncu = {k: v[0] for k, v in ncu_rows.items()}
     launches = {}
     for path in sorted(glob.glob(os.path.join(CALIBRATE, "h200", "cta_skew*.csv.gz"))):
         for key, tiles in read_launches(path, smid=True).items():
@@ -137,9 +176,14 @@ def main():
             continue
         stride = max(1, config[2] // config[5] // 32)
         got = [lookups(tiles, config, gpc, w, stride) for w in a.window]
+        if a.hitmiss:
+            rate = ncu_rows[config][1]  # bytes a ns read from DRAM under ncu
+            reach = NEAR_BYTES / rate if rate > 0 else float("inf")
+            got.append(lookups(tiles, config, gpc, 0, stride, (reach, HIT_NS, FILL_NS, CAP)))
         rows.append((config, waves, ncu[config], model[config], got))
+        names = [f"W {w:g} ns" for w in a.window] + (["hit/miss"] if a.hitmiss else [])
         print(" ".join(map(str, config)), f"waves {waves:5.1f}  ncu {ncu[config]:.3f}  model {model[config]:.3f}  " +
-              "  ".join(f"W {w:g} ns {g:.3f}" for w, g in zip(a.window, got)), flush=True)
+              "  ".join(f"{n} {g:.3f}" for n, g in zip(names, got)), flush=True)
     if not rows:
         print("no traced launch with an ncu row")
         return
@@ -148,7 +192,7 @@ def main():
     print(f"{len(rows)} launches of {a.min_waves}+ waves: lookups a requested sector, mean abs error against ncu: "
           f"the model {statistics.fmean(abs(r[3] - r[2]) for r in rows):.3f} "
           f"(bias {statistics.fmean(r[3] - r[2] for r in rows):+.3f}); " +
-          "; ".join(f"W {w:g} ns {mae(i):.3f} (bias {bias(i):+.3f})" for i, w in enumerate(a.window)))
+          "; ".join(f"{n} {mae(i):.3f} (bias {bias(i):+.3f})" for i, n in enumerate(names)))
 
 
 if __name__ == "__main__":
