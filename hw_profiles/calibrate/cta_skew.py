@@ -676,6 +676,18 @@ def growth(paths):
               f"of a tile a wave (tile_wave_growth)")
 
 
+def many_wave_launches(paths):
+    """The first repeat of each traced launch of 4+ full waves (slots a multiple of the 132 SMs),
+    with its SMs: (key, {pid: (t_start_ns, t_end_ns, smid)}, median tile time, slots)."""
+    import statistics
+    for path in paths:
+        for key, tiles in sorted(read_launches(path, smid=True).items()):
+            tile = statistics.median(e - s for s, e, _ in tiles.values())
+            slots = sum(1 for s, _, _ in tiles.values() if s < 0.05 * tile)
+            if key[9] == 0 and slots % 132 == 0 and len(tiles) >= 4 * slots:
+                yield key, tiles, tile, slots
+
+
 def gpcs(paths):
     """Which SMs fall behind in a many-wave launch, and whether whole GPCs do: per launch (first
     repeat) of 4+ full waves, each SM's mean start in its tiles of wave min(8, waves - 1), in
@@ -688,32 +700,27 @@ def gpcs(paths):
     from sm_partition import gpc_of_sm
     gpc = gpc_of_sm(os.path.join(HERE, "h200"))
     shares, ranks = [], collections.defaultdict(list)
-    for path in paths:
-        for key, tiles in sorted(read_launches(path, smid=True).items()):
-            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
-            tile = statistics.median(e - s for s, e, _ in tiles.values())
-            slots = sum(1 for s, _, _ in tiles.values() if s < 0.05 * tile)
-            if rep != 0 or slots % 132 or len(tiles) < 4 * slots:
-                continue
-            w = min(8, len(tiles) // slots - 1)
-            per_sm = collections.defaultdict(list)
-            for p in range(w * slots, (w + 1) * slots):
-                per_sm[tiles[p][2]].append(tiles[p][0] / tile)
-            late = {sm: statistics.fmean(v) for sm, v in per_sm.items()}
-            mean, total = statistics.fmean(late.values()), statistics.pvariance(late.values())
-            if max(late.values()) - min(late.values()) <= 0.1 or len(late) < 132:
-                continue
-            by_gpc = collections.defaultdict(list)
-            for sm, v in late.items():
-                by_gpc[gpc[sm]].append(v)
-            gpc_mean = {g: statistics.fmean(v) for g, v in by_gpc.items()}
-            shares.append(sum(len(by_gpc[g]) * (gpc_mean[g] - mean) ** 2 for g in by_gpc) / len(late) / total)
-            for r, g in enumerate(sorted(gpc_mean, key=gpc_mean.get)):
-                ranks[g].append(r)
-            first = min(gpc_mean.values())
-            print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}, wave {w}: SMs spread "
-                  f"{max(late.values()) - min(late.values()):.2f} tiles, GPCs' share {shares[-1]:.2f}, GPCs behind the "
-                  f"first " + " ".join(f"{gpc_mean[g] - first:.2f}" for g in sorted(gpc_mean)))
+    for key, tiles, tile, slots in many_wave_launches(paths):
+        m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+        w = min(8, len(tiles) // slots - 1)
+        per_sm = collections.defaultdict(list)
+        for p in range(w * slots, (w + 1) * slots):
+            per_sm[tiles[p][2]].append(tiles[p][0] / tile)
+        late = {sm: statistics.fmean(v) for sm, v in per_sm.items()}
+        mean, total = statistics.fmean(late.values()), statistics.pvariance(late.values())
+        if max(late.values()) - min(late.values()) <= 0.1 or len(late) < 132:
+            continue
+        by_gpc = collections.defaultdict(list)
+        for sm, v in late.items():
+            by_gpc[gpc[sm]].append(v)
+        gpc_mean = {g: statistics.fmean(v) for g, v in by_gpc.items()}
+        shares.append(sum(len(by_gpc[g]) * (gpc_mean[g] - mean) ** 2 for g in by_gpc) / len(late) / total)
+        for r, g in enumerate(sorted(gpc_mean, key=gpc_mean.get)):
+            ranks[g].append(r)
+        first = min(gpc_mean.values())
+        print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}, wave {w}: SMs spread "
+              f"{max(late.values()) - min(late.values()):.2f} tiles, GPCs' share {shares[-1]:.2f}, GPCs behind the "
+              f"first " + " ".join(f"{gpc_mean[g] - first:.2f}" for g in sorted(gpc_mean)))
     if shares:
         q = statistics.quantiles(shares, n=4)
         print(f"{len(shares)} launches: the GPCs' share of the SMs' variance median {statistics.median(shares):.2f} "
@@ -734,31 +741,26 @@ def convoys(paths):
     from sm_partition import gpc_of_sm
     gpc = gpc_of_sm(os.path.join(HERE, "h200"))
     classes = collections.defaultdict(list)
-    for path in paths:
-        for key, tiles in sorted(read_launches(path, smid=True).items()):
-            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
-            tile = statistics.median(e - s for s, e, _ in tiles.values())
-            slots = sum(1 for s, _, _ in tiles.values() if s < 0.05 * tile)
-            if rep != 0 or slots % 132 or len(tiles) < 4 * slots:
-                continue
-            iteration = tile / (k // bk)
-            last = len(tiles) // slots * slots
-            same, gaps, even = 0, [], []
-            for p in range(2 * slots, last - 1):
-                if gpc[tiles[p][2]] == gpc[tiles[p + 1][2]]:
-                    same += 1
-                    gaps.append(abs(tiles[p + 1][0] - tiles[p][0]) / iteration)
-            for w in range(2, last // slots):
-                starts = sorted(tiles[p][0] for p in range(w * slots, (w + 1) * slots))
-                even.append((starts[int(0.9 * slots)] - starts[int(0.1 * slots)]) / 0.8 / slots / iteration)
-            share = same / (last - 1 - 2 * slots)
-            cls = ("one tile an SM, 3-5 stages" if slots == 132 and stages >= 3
-                   else "one tile an SM, 2 stages" if slots == 132 else "2+ tiles an SM")
-            classes[cls].append(share)
-            print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}, {len(tiles) / slots:.1f} "
-                  f"waves, {slots // 132} an SM: neighbours on one GPC {share:.2f}, their median gap "
-                  f"{statistics.median(gaps) if gaps else float('nan'):.3f} iterations, an even wave's "
-                  f"{statistics.median(even):.3f}")
+    for key, tiles, tile, slots in many_wave_launches(paths):
+        m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+        iteration = tile / (k // bk)
+        last = len(tiles) // slots * slots
+        same, gaps, even = 0, [], []
+        for p in range(2 * slots, last - 1):
+            if gpc[tiles[p][2]] == gpc[tiles[p + 1][2]]:
+                same += 1
+                gaps.append(abs(tiles[p + 1][0] - tiles[p][0]) / iteration)
+        for w in range(2, last // slots):
+            starts = sorted(tiles[p][0] for p in range(w * slots, (w + 1) * slots))
+            even.append((starts[int(0.9 * slots)] - starts[int(0.1 * slots)]) / 0.8 / slots / iteration)
+        share = same / (last - 1 - 2 * slots)
+        cls = ("one tile an SM, 3-5 stages" if slots == 132 and stages >= 3
+               else "one tile an SM, 2 stages" if slots == 132 else "2+ tiles an SM")
+        classes[cls].append(share)
+        print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}, {len(tiles) / slots:.1f} "
+              f"waves, {slots // 132} an SM: neighbours on one GPC {share:.2f}, their median gap "
+              f"{statistics.median(gaps) if gaps else float('nan'):.3f} iterations, an even wave's "
+              f"{statistics.median(even):.3f}")
     for cls, v in sorted(classes.items()):
         q = statistics.quantiles(v, n=4) if len(v) > 1 else [v[0]] * 3
         print(f"{cls}: {len(v)} launches, neighbours on one GPC median {statistics.median(v):.2f} "
