@@ -187,6 +187,11 @@ def main():
     if not rows:
         print("no traced launch with an ncu row")
         return
+    for lo, hi in ((0, 1.5), (1.5, 4), (4, float("inf"))):
+        g = [r for r in rows if lo <= r[1] < hi]
+        if g:
+            print(f"  {lo:g}-{hi:g} waves, {len(g)} launches: the model {statistics.fmean(abs(r[3] - r[2]) for r in g):.3f}, " +
+                  ", ".join(f"{n} {statistics.fmean(abs(r[4][i] - r[2]) for r in g):.3f}" for i, n in enumerate(names)))
     mae = lambda i: statistics.fmean(abs(r[4][i] - r[2]) for r in rows)
     bias = lambda i: statistics.fmean(r[4][i] - r[2] for r in rows)
     print(f"{len(rows)} launches of {a.min_waves}+ waves: lookups a requested sector, mean abs error against ncu: "
