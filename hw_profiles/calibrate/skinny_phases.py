@@ -51,6 +51,10 @@ Measured 2026-12-02: h200/stages_phases.csv.gz, h200/stages_lrc.csv (raw: stages
     per launch: the time since the nearest earlier reader of each block (all, and in the same
     GPC), beside the coalescer's merged share (docs/cache-model.md, "Convoys of one-tile loops")
 Measured 2026-12-04: h200/onetile_phases.csv.gz, h200/onetile_lrc.csv (raw: onetile_lrc_raw.csv.gz).
+  python3 hw_profiles/calibrate/skinny_phases.py --set convoys --out DIR
+    many-wave group-1 2-stage loops (deep K, and the waves set's M x 16384 x 16384): whether a
+    tile that starts behind catches up inside its tile -> DIR/convoys_phases.csv,
+    DIR/convoys_lrc.csv. Not run yet (session 42 had no H200).
 
 CSV (phases): M, N, K, block_m, block_n, block_k, group_m, stages, warps, rep, pid, smid,
               t_start_ns, t_q1_ns, t_q2_ns, t_q3_ns, t_end_ns (after the launch's earliest start)
@@ -132,8 +136,18 @@ ONETILE_CONFIGS = (
     + [(4096, 14336, 4096, 256, 64, 64, 1, s, 4) for s in (3, 5)]
     + [(4096, 14336, 4096, 128, 128, 64, 1, 5, 4), (768, 24576, 6144, 256, 64, 64, 1, 4, 4)]
 )
+# --set convoys: many-wave group-1 2-stage loops whose DRAM reads ncu counts 20-30% under what two
+# LRU partitions give over their traced starts at an even pace within each tile
+# (tests/validation/h200/lru_traced.py), and the waves set's loops whose convoys part over the waves
+# (l2_hit_waves.csv). Does a tile that starts behind its column's partners catch up inside its
+# tile (their blocks hit), as the quarter timestamps would show?
+CONVOY_CONFIGS = (
+    [(8192, 8192, 28672, 128, 256, 128, 1, 2, 8), (4096, 16384, 16384, 64, 256, 64, 1, 2, 4)]
+    + [(m, 16384, 16384, 64, 64, 32, 1, 2, 4) for m in (2048, 4096)]
+    + [(m, 16384, 16384, 64, 128, 32, 1, 2, w) for m in (2048, 4096) for w in (4, 8)]
+)
 SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS, "grid": GRID_CONFIGS, "gridwide": GRIDWIDE_CONFIGS,
-        "onetile": ONETILE_CONFIGS}
+        "onetile": ONETILE_CONFIGS, "convoys": CONVOY_CONFIGS}
 LRC_METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
                "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
                "lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum,launch__grid_size")
