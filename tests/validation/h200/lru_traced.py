@@ -17,8 +17,11 @@ Where this reference and the model (walked with the same starts, `tilesight-cli 
 the tiles' reads spread inside a tile (the reference and the model both take each tile at its
 own even pace) and the hardware's replacement.
 
+--phases takes a skinny_phases.py CSV with the same launches' quarter timestamps (K/4, K/2, 3K/4)
+and paces each tile piecewise between them too (another launch than the cta_skew trace's).
+
   python3 tests/validation/h200/lru_traced.py "M N K BM BN BK G S W" ... [--cap-mb 30.5]
-          [--cli build/bin/tilesight-cli]
+          [--phases hw_profiles/calibrate/h200/onetile_phases.csv.gz] [--cli build/bin/tilesight-cli]
 """
 import argparse
 import collections
@@ -47,18 +50,39 @@ def traced(config):
     return None
 
 
+def phased(config, path):
+    """The first launch of the config in a skinny_phases.py CSV (quarter timestamps): {pid:
+    (t_start, t_q1, t_q2, t_q3, t_end, smid)}, or None."""
+    import csv
+    import gzip
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = [r for r in csv.DictReader(l for l in f if not l.startswith("#"))
+                if tuple(int(r[c]) for c in KEY) == config and r["rep"] == "0"]
+    return {int(r["pid"]): tuple(int(r[c]) for c in ("t_start_ns", "t_q1_ns", "t_q2_ns", "t_q3_ns", "t_end_ns", "smid"))
+            for r in rows} or None
+
+
+def when(times, s, steps):
+    """Time of k-step s (its middle) from a tile's anchors: (start, end) at an even pace, or
+    (start, K/4, K/2, 3K/4, end) piecewise linear between them."""
+    x = (s + 0.5) / steps * (len(times) - 1)
+    i = min(int(x), len(times) - 2)
+    return int(times[i] + (x - i) * (times[i + 1] - times[i]))
+
+
 def reads(config, tiles, side):
     """Every tile's reads of its A and B blocks, k-step by k-step, in time order: (t, side,
-    block), block = (index * k-steps + k) * 2 + (0 for A, 1 for B)."""
+    block), block = (index * k-steps + k) * 2 + (0 for A, 1 for B). A tile is (start, end, SM)
+    or (start, K/4, K/2, 3K/4, end, SM)."""
     from merge_traced import tile_coord
     m, n, k, bm, bn, bk, group_m = config[:7]
     steps = k // bk
     out = []
-    for p, (start, end, sm) in tiles.items():
+    for p, tile in tiles.items():
+        anchors, sm = tile[:-1], tile[-1]
         row, col = tile_coord(p, m, n, bm, bn, group_m)
-        it = (end - start) / steps
         for s in range(steps):
-            t = int(start + (s + 0.5) * it)
+            t = when(anchors, s, steps)
             out.append((t, side[sm], (row * steps + s) * 2))
             out.append((t, side[sm], (col * steps + s) * 2 + 1))
     out.sort()
@@ -133,6 +157,8 @@ def main():
     ap.add_argument("configs", nargs="+", help='"M N K block_m block_n block_k group_m stages warps"')
     ap.add_argument("--cap-mb", type=float, default=30.5, help="each partition's bytes (l2.partition_bytes)")
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
+    ap.add_argument("--phases", help="a skinny_phases.py CSV (quarter timestamps): pace each tile between them "
+                    "as well, beside the even pace")
     a = ap.parse_args()
     from sm_partition import partitions, read
     side = partitions(read(os.path.join(CALIBRATE, "h200", "sm_partition.csv.gz")))[0]
@@ -148,6 +174,11 @@ def main():
         print(f"{text}: DRAM GB ncu {ncu[0] / 1e9:.2f}, LRU {dram / 1e9:.2f}, model {model_dram / 1e9:.2f}; "
               f"L2 hit rate ncu {100 * ncu[1]:.1f}, LRU {100 * hit:.1f}, model {100 * model_hit:.1f} "
               f"(LRU and model with the traced starts)", flush=True)
+        quarters = phased(config, a.phases) if a.phases else None
+        if quarters:
+            dram_q, hit_q = simulate(config, reads(config, quarters, side), a.cap_mb * 1e6)
+            print(f"{text}: LRU paced by the quarter timestamps of {os.path.basename(a.phases)}: DRAM GB "
+                  f"{dram_q / 1e9:.2f}, L2 hit rate {100 * hit_q:.1f}", flush=True)
 
 
 if __name__ == "__main__":
