@@ -143,13 +143,10 @@ def model_with_starts(cli, config, tiles):
 
 
 def ncu_row(config):
-    import l2_residuals
-    for name in ("l2_hit_sweep.csv", "l2_hit_corpus.csv", "l2_hit_calib.csv", "l2_hit_heldout.csv",
-                 "l2_hit_heldout4.csv", "l2_hit_heldout5.csv", "l2_hit_heldout6.csv", "l2_hit_waves.csv"):
-        for r in l2_residuals.read(os.path.join(HERE, name)):
-            if tuple(int(r[c]) for c in KEY) == config:
-                return float(r["dram_read_bytes"]), float(r["l2_hit_pct"]) / 100
-    return None
+    """ncu's DRAM read bytes and L2 hit rate (0..1) for the config, or None."""
+    from l2_measured_starts import measured
+    r = measured().get(tuple(str(v) for v in config))
+    return (float(r["dram_read_bytes"]), float(r["l2_hit_pct"]) / 100) if r else None
 
 
 def main():

@@ -47,28 +47,26 @@ sys.path.insert(0, HERE)
 # one lookup serves four readers of a GPC (ncu_share.csv: 2 and 4 readers 1.01-1.02 lookups a
 # sector, 8 readers 2.05); a line stays in its partition while the launch reads the near
 # partition's 30 MB from DRAM (l2.partition_bytes).
-HIT_NS, FILL_NS, CAP, NEAR_BYTES = 34.0, 400.0 + 275.0, 4, 30e6
+HIT_NS, FILL_NS, CAP = 34.0, 400.0 + 275.0, 4
 
 KEY = ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps")
-SETS = ["l2_hit_sweep.csv", "l2_hit_corpus.csv", "l2_hit_calib.csv", "l2_hit_heldout.csv", "l2_hit_heldout4.csv",
-        "l2_hit_heldout5.csv", "l2_hit_heldout6.csv", "l2_hit_waves.csv"]
 
 
 def ncu_lookups():
-    """Per clean config (aligned, no spills) of the ncu sets: ncu's read lookups (tex) per
-    requested sector of A and B, the first set's row where a config repeats."""
+    """Per config of the ncu sets (l2_measured_starts.measured) that is aligned: ncu's read
+    lookups (tex) per requested sector of A and B, and its DRAM read bytes a ns."""
     import l2_residuals
+    from l2_measured_starts import measured
     out = {}
-    for name in SETS:
-        for r in l2_residuals.read(os.path.join(HERE, name)):
-            x = {c: int(r[c]) for c in KEY}
-            key = tuple(x[c] for c in KEY)
-            tex = float(r.get("l2_tex_read_sectors") or "nan")
-            if key in out or tex != tex or l2_residuals.shape_class(x) == "unaligned":
-                continue
-            grid = -(-x["M"] // x["block_m"]) * -(-x["N"] // x["block_n"])
-            rate = float(r["dram_read_bytes"]) / float(r["duration_ns"]) if float(r.get("duration_ns") or 0) > 0 else 0.0
-            out[key] = (tex / (grid * (x["block_m"] + x["block_n"]) * x["K"] * 2 / 32), rate)
+    for key, r in measured().items():
+        x = {c: int(v) for c, v in zip(KEY, key)}
+        tex = float(r.get("l2_tex_read_sectors") or "nan")
+        if tex != tex or l2_residuals.shape_class(x) == "unaligned":
+            continue
+        grid = -(-x["M"] // x["block_m"]) * -(-x["N"] // x["block_n"])
+        duration = float(r.get("duration_ns") or 0)
+        rate = float(r["dram_read_bytes"]) / duration if duration > 0 else 0.0
+        out[tuple(x[c] for c in KEY)] = (tex / (grid * (x["block_m"] + x["block_n"]) * x["K"] * 2 / 32), rate)
     return out
 
 
@@ -155,7 +153,7 @@ def main():
     from cta_skew import read_launches
     from sm_partition import gpc_of_sm
     gpc = gpc_of_sm(os.path.join(CALIBRATE, "h200"))
-    from l2_measured_starts import spilled
+    from l2_measured_starts import NEAR_BYTES, spilled
     spills = {tuple(int(v) for v in k) for k in spilled()}
     ncu_rows = {k: v for k, v in ncu_lookups().items() if k not in spills}
     ncu = {k: v[0] for k, v in ncu_rows.items()}
