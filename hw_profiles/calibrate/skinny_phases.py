@@ -51,6 +51,10 @@ Measured 2026-12-02: h200/stages_phases.csv.gz, h200/stages_lrc.csv (raw: stages
     per launch: the time since the nearest earlier reader of each block (all, and in the same
     GPC), beside the coalescer's merged share (docs/cache-model.md, "Convoys of one-tile loops")
 Measured 2026-12-04: h200/onetile_phases.csv.gz, h200/onetile_lrc.csv (raw: onetile_lrc_raw.csv.gz).
+  python3 hw_profiles/calibrate/skinny_phases.py --wave-spread h100/convoys_phases.csv.gz
+    per many-wave launch, the spread of waves 1-8 at their CTAs' start, quarters and end: a
+    wave that starts spread out does not close up inside its tiles (2026-12-06, H100: the spread
+    grows by a median 0.056 tile from start to end, none of 29 waves shrinks)
   python3 hw_profiles/calibrate/skinny_phases.py --set convoys --out DIR
     many-wave group-1 2-stage loops (deep K, and the waves set's M x 16384 x 16384): whether a
     tile that starts behind catches up inside its tile -> DIR/convoys_phases.csv,
@@ -496,12 +500,47 @@ def gaps(path, lrc_path=None):
               + "; ".join(out) + tail)
 
 
+def wave_spread(path):
+    """Whether a tile that starts behind its wave catches up inside its tile: per launch (first
+    repeat), the p10-p90 spread of the wave's CTAs at their start, quarters and end (in tiles,
+    the median tile time), for waves 1, 2, 4 and 8 (0: the first). A spread that shrinks from the
+    start to the end is a catch-up; one that grows, a divergence inside the tile."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    runs = collections.defaultdict(dict)
+    for r in rows:
+        if r["rep"] == "0":
+            runs[tuple(int(r[k]) for k in KEY)][int(r["pid"])] = [int(r[c]) for c in (
+                "t_start_ns", "t_q1_ns", "t_q2_ns", "t_q3_ns", "t_end_ns")]
+    growth = []
+    for key, tiles in sorted(runs.items()):
+        tile = statistics.median(t[4] - t[0] for t in tiles.values())
+        slots = sum(1 for t in tiles.values() if t[0] < 0.05 * tile)
+        cols = []
+        for w in (1, 2, 4, 8):
+            if (w + 1) * slots > len(tiles):
+                break
+            spreads = []
+            for q in range(5):
+                at = sorted(tiles[p][q] for p in range(w * slots, (w + 1) * slots))
+                spreads.append((at[int(0.9 * (len(at) - 1))] - at[int(0.1 * (len(at) - 1))]) / tile)
+            growth.append(spreads[4] - spreads[0])
+            cols.append(f"wave {w}: " + "/".join(f"{x:.2f}" for x in spreads))
+        print(f"{key[0]}x{key[1]}x{key[2]} {key[3]}x{key[4]}x{key[5]} g{key[6]} s{key[7]} w{key[8]}: "
+              f"{len(tiles) / slots:.1f} waves; p10-p90 at start/q1/q2/q3/end (tiles) " + "  ".join(cols))
+    if growth:
+        print(f"{len(growth)} waves: the spread from start to end grows by {statistics.median(growth):+.3f} tiles "
+              f"(median; range {min(growth):+.3f} to {max(growth):+.3f}); {sum(g < 0 for g in growth)} shrink")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", help="run both measurements on the GPU, writing into this folder")
     ap.add_argument("--target", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--parse-lrc", metavar="RAW")
     ap.add_argument("--spread", metavar="CSV")
+    ap.add_argument("--wave-spread", metavar="CSV",
+                    help="phases CSV of many-wave launches: does a wave's spread shrink inside its tiles")
     ap.add_argument("--compare", nargs=2, metavar=("LRC_CSV", "PHASES_CSV"))
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
     ap.add_argument("--set", choices=sorted(SETS), default="skinny",
@@ -522,6 +561,8 @@ def main():
         parse_lrc(a.parse_lrc, configs=SETS[a.set])
     elif a.spread:
         spread(a.spread)
+    elif a.wave_spread:
+        wave_spread(a.wave_spread)
     elif a.compare:
         compare(a.compare[0], a.compare[1], a.cli)
     elif a.out:

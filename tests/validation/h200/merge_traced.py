@@ -23,6 +23,15 @@ latency plus queue, 675 ns), any other for a hit's 34 ns, each open read serving
 
   python3 tests/validation/h200/merge_traced.py [--window 34 100 300] [--hitmiss] [--min-waves 1.5]
           [--cli build/bin/tilesight-cli]
+  python3 tests/validation/h200/merge_traced.py --layouts [--config "256 64 64 1" ...]
+
+--layouts keeps the hit/miss rule and moves the starts instead, to ask which feature of the
+traced starts the lookups need: `traced` (as measured), `samepace` (every tile at the launch's
+median pace), `smear` (each wave's tiles evenly over its measured width, p10-p90 over 0.8, in
+launch order, as the model lays them out), `gpcruns` (each run of neighbouring launch positions on
+one GPC started together at its median, 2 ns apart), `evenruns` (runs of 16 neighbouring
+positions evenly over the width, 2 ns apart). --config keeps the launches whose tile, group,
+stages and warps start with one of the strings.
 """
 import argparse
 import collections
@@ -142,6 +151,64 @@ def lookups(tiles, key, gpc, window, stride, hitmiss=None):
     return (share["A"] * bm + share["B"] * bn) / (bm + bn)
 
 
+def laid_out(tiles, slots, kind, gpc, run=16):
+    """The traced launch with its starts moved (--layouts): {pid: (start, end, sm)}."""
+    n = len(tiles)
+    pace = statistics.median(e - s for s, e, _ in tiles.values())
+    if kind == "traced":
+        return tiles
+    if kind == "samepace":
+        return {p: (s, s + pace, sm) for p, (s, e, sm) in tiles.items()}
+    out = {}
+    for first in range(0, n, slots):
+        wave = list(range(first, min(n, first + slots)))
+        at = sorted(tiles[p][0] for p in wave)
+        width = (at[int(0.9 * (len(at) - 1))] - at[int(0.1 * (len(at) - 1))]) / 0.8
+        mid = statistics.median(at)
+        if kind == "smear":
+            for i, p in enumerate(wave):
+                t = mid + width * ((i + 0.5) / len(wave) - 0.5)
+                out[p] = (t, t + pace, tiles[p][2])
+        elif kind == "gpcruns":
+            runs = [[wave[0]]]
+            for a, b in zip(wave, wave[1:]):
+                if gpc[tiles[b][2]] == gpc[tiles[a][2]]:
+                    runs[-1].append(b)
+                else:
+                    runs.append([b])
+            for r in runs:
+                t0 = statistics.median(tiles[p][0] for p in r)
+                for j, p in enumerate(r):
+                    out[p] = (t0 + 2 * j, t0 + 2 * j + pace, tiles[p][2])
+        elif kind == "evenruns":
+            count = -(-len(wave) // run)
+            for i, p in enumerate(wave):
+                t = mid + width * ((i // run + 0.5) / count - 0.5) + 2 * (i % run)
+                out[p] = (t, t + pace, tiles[p][2])
+    return out
+
+
+LAYOUTS = ("traced", "samepace", "smear", "gpcruns", "evenruns")
+
+
+def layouts(launches, ncu_rows, gpc, near_bytes):
+    """--layouts: lookups under the hit/miss rule for each layout of each launch's starts."""
+    errors = collections.defaultdict(list)
+    for config, (tiles, waves, slots) in sorted(launches.items()):
+        stride = max(1, config[2] // config[5] // 32)
+        rate = ncu_rows[config][1]
+        rule = (near_bytes / rate if rate > 0 else float("inf"), HIT_NS, FILL_NS, CAP)
+        got = {k: lookups(laid_out(tiles, slots, k, gpc), config, gpc, 0, stride, rule) for k in LAYOUTS}
+        ncu = ncu_rows[config][0]
+        for k, v in got.items():
+            errors[k].append(abs(v - ncu))
+        print(" ".join(map(str, config)), f"waves {waves:5.1f}  ncu {ncu:.3f}  " +
+              "  ".join(f"{k} {v:.3f}" for k, v in got.items()), flush=True)
+    if errors:
+        print(f"{len(errors['traced'])} launches: lookups a requested sector, mean abs error against ncu: " +
+              ", ".join(f"{k} {statistics.fmean(v):.3f}" for k, v in errors.items()))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--window", type=float, nargs="+", default=[34, 100, 300], help="ns a read stays open")
@@ -149,6 +216,9 @@ def main():
     ap.add_argument("--hitmiss", action="store_true",
                     help="also the rule that tells hits from misses (the profile's windows, every 4th read looked up)")
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "bin", "tilesight-cli"))
+    ap.add_argument("--layouts", action="store_true", help="the hit/miss rule over rearranged starts (no model)")
+    ap.add_argument("--config", nargs="+", help="with --layouts: launches whose 'block_m block_n block_k "
+                    "group_m stages warps' starts with one of these")
     a = ap.parse_args()
     from cta_skew import read_launches
     from sm_partition import gpc_of_sm
@@ -165,8 +235,14 @@ def main():
                 continue
             tile = statistics.median(e - s for s, e, _ in tiles.values())
             slots = sum(1 for s, _, _ in tiles.values() if s < 0.05 * tile)
+            if a.config and not any(" ".join(map(str, config[3:9])).startswith(c) for c in a.config):
+                continue
             if len(tiles) >= a.min_waves * slots:
-                launches[config] = (tiles, len(tiles) / slots)
+                launches[config] = (tiles, len(tiles) / slots, slots)
+    if a.layouts:
+        layouts(launches, ncu_rows, gpc, NEAR_BYTES)
+        return
+    launches = {k: v[:2] for k, v in launches.items()}
     model = model_lookups(a.cli, launches)
     rows = []
     for config, (tiles, waves) in sorted(launches.items()):
