@@ -17,6 +17,7 @@ struct PredictOptions {
   std::string trace;        // write a Chrome trace (Perfetto) of the timeline here
   std::string what_if;      // a "what_if" object (JSON text or a file) merged into each multi-GPU plan's
   std::string tile_starts;  // a measured launch's CTA trace: the cache model takes its start times
+  double l2_merged = -1;    // >= 0: the loads' merged share before L2 (EvaluateOptions::l2_merged_share)
 };
 
 struct BenchOptions {

@@ -52,6 +52,7 @@ Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictO
   if (model::is_distributed_plan(doc)) {
     if (!opt.tile_starts.empty())
       return Error{"--tile-starts", "a CTA trace is one GPU's launch; this plan runs on several"};
+    if (opt.l2_merged >= 0) return Error{"--l2-merged", "applies to plans on one GPU; this plan runs on several"};
     if (opt.what_if.empty())
       return model::predict_distributed(doc, opt.hw, {.timeline = opt.timeline || !opt.trace.empty()});
     auto what_if = what_if_option(opt.what_if);
@@ -74,6 +75,7 @@ Result<report::Prediction> predict_one(const nlohmann::json& doc, const PredictO
   // One-line results (--jsonl) carry no diagnosis: skip writing it.
   const bool lines = opt.jsonl || opt.format == "jsonl";
   model::EvaluateOptions evaluate{.timeline = opt.timeline || !opt.trace.empty(), .diagnosis = !lines, .tile_maps = opt.maps};
+  if (opt.l2_merged >= 0) evaluate.l2_merged_share = opt.l2_merged;
   std::optional<cache::SdcmCacheModel> measured;  // the cache model with a trace's start times
   if (!opt.tile_starts.empty()) {
     auto starts = cache::read_tile_starts_file(opt.tile_starts);
@@ -195,6 +197,10 @@ void add_predict(CLI::App& app, PredictOptions& o) {
                   "A measured launch's CTA trace (CSV: pid, t_start_ns, t_end_ns; cta_skew.py writes them): the "
                   "cache model takes its start times for the model's skew")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--l2-merged", o.l2_merged,
+                  "A diagnostic: the share (0-1) of every load's requests that merge before an L2 lookup, in place of "
+                  "the cache model's (e.g. 1 - ncu's read lookups a requested sector): the timing with the merges known")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--what-if", o.what_if,
                   "What-if topology for multi-GPU plans, merged into the plan's \"what_if\": JSON or a file, e.g. "
                   "'{\"add_rail\": {\"ib_ndr\": 1}}' (docs/network-model.md)");

@@ -298,6 +298,13 @@ cache::CacheTraffic cache_traffic(const plan::TileProgram& p, const hw::Hardware
   return cache::SdcmCacheModel(cache::SdcmOptions{.tile_maps = o.timeline || o.tile_maps}).analyze(p, hw);
 }
 
+// EvaluateOptions::l2_merged_share: the loads' merged bytes at that share of their requests.
+cache::CacheTraffic with_merged_share(cache::CacheTraffic traffic, double share) {
+  for (auto& a : traffic.accesses)
+    if (!a.write) a.l2_merged_bytes = share * a.requested_bytes;
+  return traffic;
+}
+
 double program_flops(const plan::TileProgram& p) {
   double per_tile = 0;
   for (const auto& a : p.actions) per_tile += a.flops * static_cast<double>(p.executions_per_tile(a.loop));
@@ -313,7 +320,9 @@ Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::
 
   // 1. Partition across devices: single-device plans are the local-only case (§3.6).
   // 2. Cache traffic from the launch order -> L2/DRAM split of every memory action (§3.5).
-  const cache::CacheTraffic traffic = cache_traffic(program, hw, options);
+  const cache::CacheTraffic traffic =
+      options.l2_merged_share ? with_merged_share(cache_traffic(program, hw, options), *options.l2_merged_share)
+                              : cache_traffic(program, hw, options);
 
   // 3. Resident tiles per SM (§3.4); a block that cannot fit is an error, every limit named.
   auto occupancy = compute_occupancy(program.resources, hw);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "tilesight/cache/cache_model.h"
 #include "tilesight/hw/hardware_spec.h"
@@ -25,6 +26,11 @@ struct EvaluateOptions {
   int timeline_iterations = 4;                      // loop iterations drawn per loop
   bool diagnosis = true;                            // fill Prediction::diagnosis (the batch paths skip it)
   bool tile_maps = false;                           // fill Prediction::hit_rate_maps without a timeline too
+  // A diagnostic: where set (0..1), every loaded tensor's requests merge before an L2 lookup at
+  // this share (a measured one: 1 - ncu's read lookups a requested sector) in place of the cache
+  // model's, so that the timing can be checked with the merges known. The hit rates are the
+  // cache model's still.
+  std::optional<double> l2_merged_share;
 };
 
 Result<report::Prediction> evaluate(const plan::TileProgram& program, const hw::HardwareSpec& hw,
