@@ -51,14 +51,17 @@ Measured 2026-12-02: h200/stages_phases.csv.gz, h200/stages_lrc.csv (raw: stages
     per launch: the time since the nearest earlier reader of each block (all, and in the same
     GPC), beside the coalescer's merged share (docs/cache-model.md, "Convoys of one-tile loops")
 Measured 2026-12-04: h200/onetile_phases.csv.gz, h200/onetile_lrc.csv (raw: onetile_lrc_raw.csv.gz).
-  python3 hw_profiles/calibrate/skinny_phases.py --wave-spread h100/convoys_phases.csv.gz
+  python3 hw_profiles/calibrate/skinny_phases.py --wave-spread h200/convoys_phases.csv.gz
     per many-wave launch, the spread of waves 1-8 at their CTAs' start, quarters and end: a
-    wave that starts spread out does not close up inside its tiles (2026-12-06, H100: the spread
-    grows by a median 0.056 tile from start to end, none of 29 waves shrinks)
+    wave that starts spread out does not close up inside its tiles (2026-12-06, H200: the spread
+    grows by a median 0.035 tile from start to end, 3 of 29 waves shrink, by 0.016 at most;
+    H100, h100/convoys_phases.csv.gz: 0.056, none of 29 shrinks)
   python3 hw_profiles/calibrate/skinny_phases.py --set convoys --out DIR
     many-wave group-1 2-stage loops (deep K, and the waves set's M x 16384 x 16384): whether a
     tile that starts behind catches up inside its tile -> DIR/convoys_phases.csv,
-    DIR/convoys_lrc.csv. Not run yet (session 42 had no H200).
+    DIR/convoys_lrc.csv
+Measured 2026-12-06: h200/convoys_phases.csv.gz, h200/convoys_lrc.csv (raw: convoys_lrc_raw.csv.gz);
+an H100 run of the same (asked for an H200): h100/convoys_phases.csv.gz, h100/convoys_lrc.csv.
 
 CSV (phases): M, N, K, block_m, block_n, block_k, group_m, stages, warps, rep, pid, smid,
               t_start_ns, t_q1_ns, t_q2_ns, t_q3_ns, t_end_ns (after the launch's earliest start)

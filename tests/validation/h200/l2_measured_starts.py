@@ -34,7 +34,7 @@ from collections import defaultdict
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 TRACES = ["cta_skew_big", "cta_skew_coherence", "cta_skew_heldout", "cta_skew_wide", "cta_skew", "cta_skew_sample",
-          "cta_skew_heldout5", "cta_skew_heldout6"]
+          "cta_skew_heldout5", "cta_skew_heldout6", "cta_skew_waves"]
 CORPORA = ["l2_hit_corpus", "l2_hit_sweep", "l2_hit_heldout", "l2_hit_calib", "l2_hit_heldout4", "l2_hit_heldout5",
            "l2_hit_heldout6", "l2_hit_waves"]
 KEY = ("M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps")
