@@ -22,7 +22,9 @@ NVML does not see it (2026-12-02: NVML read 1980 MHz over launches that ran at 1
 kernels, which cannot be instrumented, are not measured here.
 --set wide: 36 more corpus configs (18 tile configs at 2-5 stages on 4096 x 4096 x 14336 and
 8192^3), gemm_clock_wide.csv.
-Usage: python3 gemm_clock.py --out DIR [--set main|wide]   (~15-25 s each on the H200)
+--set family: the eight 256 x 64 x 64 group-1 4-5 stage loops of ncu_lane_limit.py and the two of
+8192^3 in the main set, gemm_clock_family.csv.
+Usage: python3 gemm_clock.py --out DIR [--set main|wide|family]   (~15-25 s each on the H200)
        python3 gemm_clock.py --table h200/gemm_clock.csv [--cli build/bin/tilesight-cli]
            (no GPU: per case the median clock of the settled launches, its share of the
             clock of the shortest case, and the model's clock_factor and latency beside the
@@ -62,6 +64,12 @@ WIDE_CASES = [(M, N, K, bm, bn, bk, g, s, w) for (M, N, K) in [(4096, 4096, 1433
                                             (256, 128, 32, 8, 5, 8), (64, 64, 128, 1, 3, 4), (128, 64, 128, 8, 4, 8),
                                             (64, 128, 32, 1, 4, 8), (256, 64, 64, 8, 5, 4), (128, 256, 32, 8, 4, 8),
                                             (64, 64, 64, 8, 3, 4), (128, 64, 32, 8, 3, 8), (64, 256, 32, 8, 2, 8)]]
+# --set family: the 256 x 64 x 64 group-1 loops at 4-5 stages that run 12-18% slower in the corpus
+# than the model's lanes allow with ncu's merges, and 1.17-1.22x their ncu time on the large shapes
+# (docs/cache-model.md, "The family under ncu's breakdowns on the H200"): the clock they run at.
+FAMILY_CASES = [(M, N, K, 256, 64, 64, 1, s, 4) for (M, N, K) in [(8192, 8192, 28672), (4096, 28672, 8192),
+                                                                  (12288, 12288, 4096), (4096, 4096, 14336)]
+                for s in (4, 5)] + [(8192, 8192, 8192, 256, 64, 64, 1, s, 4) for s in (4, 5)]  # gemm_clock.csv's, again
 FIELDS = ["case", "M", "N", "K", "block_m", "block_n", "block_k", "group_m", "stages", "warps", "launch",
           "event_us", "span_us", "clock_mhz", "cta_cycles", "cta_us", "regs", "nvml_mhz", "power_w"]
 
@@ -252,7 +260,7 @@ def table(path, cli):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out")
-    ap.add_argument("--set", choices=["main", "wide"], default="main")
+    ap.add_argument("--set", choices=["main", "wide", "family"], default="main")
     ap.add_argument("--warmup-ms", type=float, default=20.0)
     ap.add_argument("--rep-ms", type=float, default=60.0)
     ap.add_argument("--table")
@@ -263,7 +271,8 @@ def main():
     elif args.out:
         os.makedirs(args.out, exist_ok=True)
         measure(args.out, args.warmup_ms, args.rep_ms,
-                *((WIDE_CASES, "gemm_clock_wide.csv") if args.set == "wide" else (CASES, "gemm_clock.csv")))
+                *{"wide": (WIDE_CASES, "gemm_clock_wide.csv"), "family": (FAMILY_CASES, "gemm_clock_family.csv"),
+                  "main": (CASES, "gemm_clock.csv")}[args.set])
     else:
         ap.error("--out DIR or --table CSV")
 

@@ -103,6 +103,28 @@ def measured_split(x):
             "other": (x["sectors"] - x["tex"]) / req, "other_hits": (x["hit_sectors"] - x["tex_hit"]) / req}
 
 
+def print_swap(rows):
+    """Which half of the near partition's hit rate (its lookups less its misses) carries the error:
+    the near load hit rate's MAE with the model's own figures, with ncu's lookups and the model's
+    misses, and with the model's lookups and ncu's misses, per requested sector, row by row, by
+    one wave or more (docs/cache-model.md, "Where the rest of the corpus's error is")."""
+    print("near load hit rate MAE (pp): the model / ncu's lookups, the model's misses / the model's lookups, "
+          "ncu's misses; near misses a requested sector, ncu / model")
+    classes = {}
+    for x in rows:
+        if math.isnan(x["pred_near_load"]) or math.isnan(x["meas_load"]) or not x["merge"] > 0 or not x["pred_merge"] > 0:
+            continue
+        classes.setdefault("1 wave" if x["waves"] <= 1 else "more", []).append(x)
+    for k, g in sorted(classes.items()):
+        miss = [x["merge"] * (1 - x["meas_load"] / 100) for x in g]
+        pred_miss = [x["pred_merge"] * (1 - x["pred_near_load"] / 100) for x in g]
+        own = statistics.fmean(abs(x["pred_near_load"] - x["meas_load"]) for x in g)
+        ncu_lookups = statistics.fmean(abs(100 * (1 - m / x["merge"]) - x["meas_load"]) for x, m in zip(g, pred_miss))
+        ncu_misses = statistics.fmean(abs(100 * (1 - m / x["pred_merge"]) - x["meas_load"]) for x, m in zip(g, miss))
+        print(f"  {k:>6}  {len(g):4d} rows   {own:5.2f} / {ncu_lookups:5.2f} / {ncu_misses:5.2f}   "
+              f"{statistics.fmean(miss):.3f} / {statistics.fmean(pred_miss):.3f}")
+
+
 def print_split(rows):
     """Where the hit rate's error sits: lookups and hits per requested sector in the SMs' own
     partition and the rest (home partition and stores), model against ncu, by waves."""
@@ -250,6 +272,7 @@ def main():
             print(f"  stages {k[0]}, {k[1]:>6}: {len(g):4d} rows, ncu {statistics.fmean(x['merge'] for x, _ in g):.2f}, "
                   f"model {statistics.fmean(x['pred_merge'] for x, _ in g):.2f}")
         print_split([x for x in rows_ if not math.isnan(x["sectors"])])
+        print_swap(rows_)
     table("shape class", scored, lambda x: x["cls"])
     table("tile (block_m x block_n)", scored, lambda x: f"{x['block_m']}x{x['block_n']}")
     table("group_m", scored, lambda x: x["group_m"])
