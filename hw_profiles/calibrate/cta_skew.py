@@ -676,6 +676,73 @@ def growth(paths):
               f"of a tile a wave (tile_wave_growth)")
 
 
+def tile_coord(pid, m, n, bm, bn, group_m):
+    """The (row, column) of C's tile that launch position pid computes in the corpus kernel's
+    grouped order (Triton's matmul tutorial; group_m 1: row-major)."""
+    rows, cols = -(-m // bm), -(-n // bn)
+    first = pid // (group_m * cols) * group_m
+    size = min(rows - first, group_m)
+    return first + pid % (group_m * cols) % size, pid % (group_m * cols) // size
+
+
+def slopes(paths):
+    """Per launch of 5+ waves (first repeat): the first wave's tile-time sd (over its mean), and
+    how fast each wave's start width grows: the p10-p90 width over 0.8 (a uniform spread's
+    width), in tiles, its least-squares slope through the origin over waves 1-8, and that slope
+    over the sd (a walk of independent tile times would widen as sqrt(w) x sqrt(12) x sd)."""
+    import statistics
+    for path in paths:
+        for key, tiles in sorted(read_launches(path).items()):
+            m, n, k, bm, bn, bk, group_m, stages, warps, rep = key
+            if rep != 0 or len(tiles) != -(-m // bm) * -(-n // bn):
+                continue
+            steps, iteration, slots = launch_shape(tiles, k, bk)
+            waves = len(tiles) // slots
+            if waves < 5:
+                continue
+            first = [tiles[p][1] - tiles[p][0] for p in range(slots)]
+            sd = statistics.pstdev(first) / statistics.fmean(first)
+            widths = []
+            for g in range(1, min(waves, 9)):
+                starts = sorted(tiles[p][0] for p in range(g * slots, (g + 1) * slots))
+                widths.append((starts[int(0.9 * len(starts))] - starts[int(0.1 * len(starts))]) / 0.8 / iteration / steps)
+            slope = sum((g + 1) * w for g, w in enumerate(widths)) / sum((g + 1) ** 2 for g in range(len(widths)))
+            print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}: {slots // 132} an SM, "
+                  f"{waves} waves; first wave's tile sd {sd:.3f}, width {slope:.3f} of a tile a wave "
+                  f"({slope / sd:.1f} sd); waves 1-6: {' '.join(f'{w:.2f}' for w in widths[:6])}")
+
+
+def sharers(paths, launch):
+    """One launch (first repeat; `launch` M,N,K,block_m,block_n,block_k,group_m,stages,warps), wave
+    by wave: the p10-p90 width of the starts, and how far apart (max - min, iterations of the
+    median tile) the wave's tiles that read one column of B start, and those that read one row of
+    A (median over the wave's columns and rows; p90 for B)."""
+    import collections
+    import statistics
+    want = tuple(int(x) for x in launch.split(","))
+    for path in paths:
+        for key, tiles in read_launches(path).items():
+            if key[:9] != want or key[9] != 0:
+                continue
+            m, n, k, bm, bn, bk, group_m = key[:7]
+            steps, iteration, slots = launch_shape(tiles, k, bk)
+            print(f"{path}: {len(tiles)} tiles, {slots} slots, {steps} iterations of {iteration:.0f} ns")
+            for g in range(len(tiles) // slots):
+                cols, rows = collections.defaultdict(list), collections.defaultdict(list)
+                for p in range(g * slots, (g + 1) * slots):
+                    r, c = tile_coord(p, m, n, bm, bn, group_m)
+                    cols[c].append(tiles[p][0])
+                    rows[r].append(tiles[p][0])
+                starts = sorted(tiles[p][0] for p in range(g * slots, (g + 1) * slots))
+                b = sorted((max(v) - min(v)) / iteration for v in cols.values() if len(v) > 1)
+                a = [(max(v) - min(v)) / iteration for v in rows.values() if len(v) > 1]
+                print(f"  wave {g:3d}: width {(starts[int(0.9 * len(starts))] - starts[int(0.1 * len(starts))]) / iteration:6.1f}, "
+                      f"B's readers {statistics.median(b) if b else 0:5.1f} (p90 {b[int(0.9 * len(b))] if b else 0:5.1f}), "
+                      f"A's readers {statistics.median(a) if a else 0:6.1f}")
+            return
+    print(f"no launch {launch} in {paths}")
+
+
 def many_wave_launches(paths):
     """The first repeat of each traced launch of 4+ full waves (slots a multiple of the 132 SMs),
     with its SMs: (key, {pid: (t_start_ns, t_end_ns, smid)}, median tile time, slots)."""
@@ -785,6 +852,11 @@ def main():
                     "they have run (x sqrt(w)) or by x alone")
     ap.add_argument("--wave-times", nargs="+", help="multi-wave CSVs: each wave's time an iteration and B column's "
                     "start gap (group-1 2-stage launches)")
+    ap.add_argument("--slopes", nargs="+", help="multi-wave CSVs: each launch's first-wave tile-time sd and how fast "
+                    "its waves' start widths grow")
+    ap.add_argument("--sharers", nargs="+", help="multi-wave CSVs and --launch: per wave, how far apart the tiles "
+                    "reading one block of B and of A start")
+    ap.add_argument("--launch", help="M,N,K,block_m,block_n,block_k,group_m,stages,warps for --sharers")
     ap.add_argument("--cli", default=os.path.join(HERE, "..", "..", "build", "bin", "tilesight-cli"))
     ap.add_argument("--profile", default=os.path.join(HERE, "..", "h200.json"))
     ap.add_argument("--set", choices=["corpus", "big", "wide", "small", "fixed", "coherence", "heldout", "heldout5", "heldout6", "waves",
@@ -800,9 +872,13 @@ def main():
     if args.by_wave:
         by_wave(args.by_wave, args.profile, args.cli)
         return
+    if args.sharers:
+        sharers(args.sharers, args.launch)
+        return
     for given, analysis in ((args.gaps, gaps), (args.widths, widths), (args.growth, growth),
                             (args.transitions, transitions), (args.gpcs, gpcs), (args.convoys, convoys),
-                            (args.neighbours, neighbours), (args.wave_times, wave_times)):
+                            (args.neighbours, neighbours), (args.wave_times, wave_times),
+                            (args.slopes, slopes)):
         if given:
             analysis(given)
             return
