@@ -468,7 +468,8 @@ def by_wave(paths, profile, cli):
     with 20 pairs or more, the median start gap of the tiles sharing a column of B (wave_gap)
     against the cache model's x (own speed times footprint ratio) times sqrt(w), the own speed's
     accumulated spread over the L2's reach; then the share of waves parted (gap over 10 iterations)
-    by x sqrt(w) and by x alone."""
+    by x sqrt(w), by x alone, and by the iterations the launch has run before the wave starts (w x
+    the loop's iterations)."""
     import math
     import statistics
     points, launches = [], 0
@@ -478,13 +479,15 @@ def by_wave(paths, profile, cli):
             continue
         launches += 1
         starts = [tiles[p][0] for p in sorted(tiles)]
+        steps = -(-key[2] // key[5])
         for w in range(1, len(tiles) // slots):
             gap = wave_gap(starts, w, slots, across, iteration, pairs=20)
             if gap is not None:
-                points.append((x * math.sqrt(w), x, gap))
+                points.append((x * math.sqrt(w), x, gap, w * steps))
     print(f"{len(points)} waves of {launches} launches; parted: a median gap over 10 iterations")
     for col, name, edges in ((0, "x sqrt(w)", (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0, 1.5, 3.0)),
-                             (1, "x", (0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.50))):
+                             (1, "x", (0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.50)),
+                             (3, "iterations run before the wave", (0, 250, 500, 750, 1000, 1500, 2000, 3000, 5000, 1e9))):
         for lo, hi in zip(edges, edges[1:]):
             sel = [p for p in points if lo <= p[col] < hi]
             if sel:

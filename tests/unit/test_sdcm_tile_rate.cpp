@@ -97,9 +97,10 @@ TEST_CASE("the cache model reports its stream in time as it laid it out", "[cach
   //   all 132 SMs busy) = 1182.1 ns (the tensor cores' 2 x 651 ns is shorter), one stage ahead
   //   of a 560 + 275 ns loaded round trip: queued 1 - 835 / 1182.1 = 0.29363, x tile_rate_sd
   //   0.107 = 0.031419; the first wave's footprint (9 rows of A, 32 columns of B over 448
-  //   k-steps: 502.8 MB) is 9.0 L2s, x = 0.2821: waves w with x sqrt(w) <= 0.5 hold, 1-3
-  //   (waves 2-4 counted from 1), and from (0.8 / x)^2 = 8.04 on they part wholly, 9 (the
-  //   next test case);
+  //   k-steps: 502.8 MB) is 9.0 L2s, x = 0.2821: waves w with x sqrt(w) <= 0.5 would hold, 1-3
+  //   (waves 2-4 counted from 1), and from (0.8 / x)^2 = 8.04 on part wholly, 9 (the next test
+  //   case); but x is past 0.10 and the launch has run 1000 iterations by wave 1000 / 448 =
+  //   2.23, so from wave 3 on the whole own speed counts: waves 1-2 hold, 3 on part;
   // - windows: the fill window's floor, 1.75 iterations (the DRAM latency is 0.34 of one);
   //   a hit's read 34 ns / 1182.1 ns = 0.028762.
   auto hw = hw::load_profile("h200");
@@ -113,8 +114,8 @@ TEST_CASE("the cache model reports its stream in time as it laid it out", "[cach
   CHECK(two->drift_sd == Approx(0.56291).epsilon(1e-4));
   CHECK(two->tile_rate_sd == Approx(0.031419).epsilon(1e-3));
   CHECK(two->own_rate_sd == Approx(0.031419).epsilon(1e-3));
-  CHECK(two->held_waves == 3);
-  CHECK(two->parted_wave == 9);
+  CHECK(two->held_waves == 2);
+  CHECK(two->parted_wave == 3);
   CHECK(two->wave_growth == 0);
   CHECK(two->fill_window == Approx(1.75));
   CHECK(two->hit_window == Approx(0.028762).epsilon(1e-3));
@@ -145,12 +146,13 @@ TEST_CASE("loops one stage ahead hold together for waves while a laggard finds i
   // - 12288 x 12288 x 4096: 6 rows of A and 48 columns of B over 64 k-steps, 3.15 + 100.7 MB,
   //   x = 0.0582: waves 1-73 hold, the launch's 34 all; ncu 69.1% L2 hits (l2_hit_heldout.csv);
   // - 4096 x 8192 x 16384: 9 rows and 32 columns over 256 k-steps, 18.9 + 268.4 MB, x = 0.1612:
-  //   1-9 hold, the launch's 7 all; ncu 59.8%, the model 73.6%: its traced convoys do part, by
-  //   partition side, one side lagging from the start (cta_skew_heldout.csv.gz: the span of a B
-  //   column's readers 0.09 -> 0.64 of a tile by wave 6; docs/cache-model.md, session 41), which
-  //   the walk does not lay out;
-  // - 8192 x 8192 x 28672: 9 and 32 over 448, 33.0 + 469.8 MB, x = 0.2821: 1-3 hold, from 9 on
-  //   they part; ncu 30.2%.
+  //   the ramp would hold 1-9 (the launch's 7 all), but x is past 0.10 and by wave 1000 / 256 =
+  //   3.9 the launch has run 1000 iterations: 1-3 hold, from 4 on the whole own speed; ncu
+  //   59.8%, the model 56.8% (73.6% with the ramp alone): its traced convoys part, by partition
+  //   side, one side lagging from the start (cta_skew_heldout.csv.gz: the span of a B column's
+  //   readers 0.09 -> 0.64 of a tile by wave 6; docs/cache-model.md, session 41);
+  // - 8192 x 8192 x 28672: 9 and 32 over 448, 33.0 + 469.8 MB, x = 0.2821: 1-2 hold (1000 /
+  //   448 = 2.23), from 3 on they part (9 by the ramp alone); ncu 30.2%.
   auto hw = hw::load_profile("h200");
   REQUIRE(hw);
   REQUIRE(hw->l2.bytes == Approx(56e6));
@@ -168,12 +170,13 @@ TEST_CASE("loops one stage ahead hold together for waves while a laggard finds i
   CHECK(held_hits == Approx(0.691).margin(0.03));
   const auto [part, part_hits] = stream(4096, 8192, 16384);
   CHECK(part.wave_footprint == Approx(287.3e6).epsilon(1e-3));
-  CHECK(part.held_waves == 9);
-  CHECK(part.parted_wave == 25);
+  CHECK(part.held_waves == 3);
+  CHECK(part.parted_wave == 4);
+  CHECK(part_hits == Approx(0.598).margin(0.04));
   const auto [most, most_hits] = stream(8192, 8192, 28672);
   CHECK(most.wave_footprint == Approx(502.8e6).epsilon(1e-3));
-  CHECK(most.held_waves == 3);
-  CHECK(most.parted_wave == 9);
+  CHECK(most.held_waves == 2);
+  CHECK(most.parted_wave == 3);
   CHECK(most_hits < part_hits);
   // The ramp itself at x = 0.2821: wave 3 adds none (0.4886), wave 4 (0.5642 - 0.5) / 0.3 =
   // 0.214 of it, wave 9 all.
@@ -182,10 +185,18 @@ TEST_CASE("loops one stage ahead hold together for waves while a laggard finds i
   CHECK(cache::held_rate_share(skew, 4) == Approx(0.2140).epsilon(1e-3));
   CHECK(cache::held_rate_share(skew, 9) == 1);
   CHECK(cache::held_rate_share(cache::SkewModel{}, 1) == 1);
+  // With the onset (x past 0.10, 1000 iterations over 448 a tile: wave 2.23), wave 2 still adds
+  // none and wave 3 all of it.
+  const cache::SkewModel late{.per_iteration = 0, .rate_sd = 0.031419, .wave_growth = 0, .coupling = 0.2821,
+                              .onset_waves = 1000.0 / 448};
+  CHECK(cache::held_rate_share(late, 2) == 0);
+  CHECK(cache::held_rate_share(late, 3) == 1);
+  CHECK(cache::held_waves(late) == 2);
+  CHECK(cache::parted_wave(late) == 3);
 }
 
 TEST_CASE("the cache model keeps each sampled wave's DRAM bytes for the timing", "[cache][sdcm]") {
-  // 8192 x 8192 x 28672, 64 x 256 x 64, group 1, 2 stages: 16 waves of 264 tiles, its first 4
+  // 8192 x 8192 x 28672, 64 x 256 x 64, group 1, 2 stages: 16 waves of 264 tiles, its first 3
   // holding together (above). The sampled waves stand for all 16: their DRAM bytes, each
   // weighed by the tiles it stands for, add up to the kernel's; a wave that holds reads B
   // from L2 where a parted one reads it from DRAM.

@@ -185,6 +185,28 @@ double derived_wave_growth(const LoopPace& pace, const hw::HardwareSpec& hw, con
   return hw.tile_wave_growth;
 }
 
+// The wave from which a loop one stage ahead keeps its whole own speed (SkewModel::onset_waves),
+// however few waves its x sqrt(w) ramp has held: a laggard that falls past its partners' reach
+// misses, slows and falls further, and the longer the launch has run the likelier one has.
+// The traced group-1 2-stage launches with an own speed (cta_skew.py --by-wave, 630 waves of 49
+// launches over h200/cta_skew*.csv.gz, parted: a B column's tiles start over 10 iterations
+// apart), by x and by the iterations run before the wave:
+//   x below 0.10: none of 248 waves parts within 2000 iterations (x 0.03-0.04 from 2300);
+//   x 0.10-0.15: 0-0.13 part within 1000 iterations, 0.22-0.44 at 1000-1500, 0.33-0.72 at
+//   1500-2000, 0.65-1 from 2000, whatever the loop's length (its first parted wave at 512-2048
+//   iterations for loops of 64-896);
+//   x 0.20 and up: 0.18-0.27 within 500, 0.62-0.67 at 500-1000, 0.71-0.93 at 1000-1500.
+// The side lag's runaways start after 640-1400 iterations (side_lag.py: 8192^3 64 x 128 x 64,
+// waves 5-11 of 128). So from x 0.10 (the x below which no traced launch parts) the walk keeps
+// the whole own speed once the launch has run 1000 iterations; the ramp still parts the loops
+// of larger x sooner. (Until 2026-12-06 the ramp alone: 8192 x 8192 x 28672 64 x 64 x 32, x =
+// 0.105, held 19 of its 16 waves, 82.8% against ncu's 42.4 and 43.5 on two days.)
+constexpr double kRunawayCoupling = 0.10, kRunawayIterations = 1000;
+
+double runaway_wave(double coupling, double steps) {
+  return coupling >= kRunawayCoupling && steps > 0 ? kRunawayIterations / steps : 0.0;
+}
+
 }  // namespace
 
 StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw, const TileLaunchOrder& order,
@@ -209,6 +231,7 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
     shape.own_rate_sd = shape.skew.rate_sd;
     shape.wave_footprint = wave_footprint(p, order, plans, slots);
     if (hw.l2.bytes > 0) shape.skew.coupling = shape.skew.rate_sd * shape.wave_footprint / hw.l2.bytes;
+    shape.skew.onset_waves = runaway_wave(shape.skew.coupling, steps);
   }
   shape.skew.wave_growth = derived_wave_growth(pace, hw, order, shape.skew.rate_sd);
   if (shape.skew.wave_growth > 0) shape.skew.rate_sd = 0;

@@ -118,19 +118,22 @@ constexpr double kWavesHold = 0.5, kWavesPart = 0.8;
 
 double held_rate_share(const SkewModel& skew, std::int64_t w) {
   if (!(skew.coupling > 0)) return 1;
+  if (skew.onset_waves > 0 && static_cast<double>(w) >= skew.onset_waves) return 1;
   const double x = skew.coupling * std::sqrt(static_cast<double>(w));
   return std::clamp((x - kWavesHold) / (kWavesPart - kWavesHold), 0.0, 1.0);
 }
 
 std::int64_t held_waves(const SkewModel& skew) {
   if (!(skew.coupling > 0)) return 0;
-  const double w = std::floor(std::pow(kWavesHold / skew.coupling, 2));
+  double w = std::floor(std::pow(kWavesHold / skew.coupling, 2));
+  if (skew.onset_waves > 0) w = std::min(w, std::ceil(skew.onset_waves) - 1);
   return w < 1e15 ? static_cast<std::int64_t>(w) : std::int64_t{1000000000000000};
 }
 
 std::int64_t parted_wave(const SkewModel& skew) {
   if (!(skew.coupling > 0)) return 0;
-  const double w = std::ceil(std::pow(kWavesPart / skew.coupling, 2));
+  double w = std::ceil(std::pow(kWavesPart / skew.coupling, 2));
+  if (skew.onset_waves > 0) w = std::min(w, std::max(1.0, std::ceil(skew.onset_waves)));
   return w < 1e15 ? static_cast<std::int64_t>(w) : std::int64_t{1000000000000000};
 }
 

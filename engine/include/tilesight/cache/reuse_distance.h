@@ -79,6 +79,9 @@ struct SkewModel {
   // stream_shape.cpp). Its waves hold together for the first waves and part later: the share
   // of rate_sd that wave w adds, held_rate_share (0: all of it, every wave).
   double coupling = 0;
+  // The wave from which such a loop keeps its whole own speed however few waves it has run: the
+  // launch has run long enough for a laggard to run away (stream_shape.cpp, runaway_wave; 0: none).
+  double onset_waves = 0;
 };
 
 // The share of rate_sd that wave w (1: the second wave) adds to the walk (SkewModel::coupling);
