@@ -520,6 +520,11 @@ def wave_times(paths):
                   f"start gap, by wave: {' '.join(cells)}")
 
 
+def p10_p90(starts):
+    """The 10th to 90th percentile spread of sorted start times (the width --widths reports)."""
+    return starts[int(0.9 * len(starts))] - starts[int(0.1 * len(starts))]
+
+
 def launch_shape(tiles, k, bk):
     """A recorded launch's loop iterations, its median tile's iteration (ns) and its slots (the
     tiles that start before the first one ends)."""
@@ -554,7 +559,7 @@ def widths(path):
             if g >= waves:
                 break
             starts = sorted(tiles[p][0] for p in range(g * slots, (g + 1) * slots) if p in tiles)
-            out.append(f"{g}: {(starts[int(0.9 * len(starts))] - starts[int(0.1 * len(starts))]) / iteration:.1f}")
+            out.append(f"{g}: {p10_p90(starts) / iteration:.1f}")
         print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}: {slots} slots "
               f"({slots / 132:.0f} an SM), {waves} waves, tile time sd "
               f"{100 * statistics.pstdev(times) / statistics.median(times):.1f}%; wave width (p10-p90, "
@@ -668,7 +673,7 @@ def growth(paths):
             pts = []
             for g in range(1, waves):
                 starts = sorted(tiles[p][0] for p in range(g * slots, (g + 1) * slots) if p in tiles)
-                pts.append((g, (starts[int(0.9 * len(starts))] - starts[int(0.1 * len(starts))]) / iteration / steps))
+                pts.append((g, p10_p90(starts) / iteration / steps))
             slope = sum(g * w for g, w in pts) / sum(g * g for g, _ in pts)
             slopes.append(slope)
             print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}: {waves} waves of "
@@ -677,15 +682,6 @@ def growth(paths):
         med = statistics.median(slopes)
         print(f"{len(slopes)} launches: median {100 * med:.2f}% a wave (p10-p90); uniform width {med / 0.8:.4f} "
               f"of a tile a wave (tile_wave_growth)")
-
-
-def tile_coord(pid, m, n, bm, bn, group_m):
-    """The (row, column) of C's tile that launch position pid computes in the corpus kernel's
-    grouped order (Triton's matmul tutorial; group_m 1: row-major)."""
-    rows, cols = -(-m // bm), -(-n // bn)
-    first = pid // (group_m * cols) * group_m
-    size = min(rows - first, group_m)
-    return first + pid % (group_m * cols) % size, pid % (group_m * cols) // size
 
 
 def slopes(paths):
@@ -708,7 +704,7 @@ def slopes(paths):
             widths = []
             for g in range(1, min(waves, 9)):
                 starts = sorted(tiles[p][0] for p in range(g * slots, (g + 1) * slots))
-                widths.append((starts[int(0.9 * len(starts))] - starts[int(0.1 * len(starts))]) / 0.8 / iteration / steps)
+                widths.append(p10_p90(starts) / 0.8 / iteration / steps)
             slope = sum((g + 1) * w for g, w in enumerate(widths)) / sum((g + 1) ** 2 for g in range(len(widths)))
             print(f"{m}x{n}x{k} {bm}x{bn}x{bk} group {group_m} stages {stages} warps {warps}: {slots // 132} an SM, "
                   f"{waves} waves; first wave's tile sd {sd:.3f}, width {slope:.3f} of a tile a wave "
@@ -722,6 +718,7 @@ def sharers(paths, launch):
     A (median over the wave's columns and rows; p90 for B)."""
     import collections
     import statistics
+    from skinny_phases import tile_of
     want = tuple(int(x) for x in launch.split(","))
     for path in paths:
         for key, tiles in read_launches(path).items():
@@ -733,13 +730,13 @@ def sharers(paths, launch):
             for g in range(len(tiles) // slots):
                 cols, rows = collections.defaultdict(list), collections.defaultdict(list)
                 for p in range(g * slots, (g + 1) * slots):
-                    r, c = tile_coord(p, m, n, bm, bn, group_m)
+                    r, c = tile_of(p, m, n, bm, bn, group_m)
                     cols[c].append(tiles[p][0])
                     rows[r].append(tiles[p][0])
                 starts = sorted(tiles[p][0] for p in range(g * slots, (g + 1) * slots))
                 b = sorted((max(v) - min(v)) / iteration for v in cols.values() if len(v) > 1)
                 a = [(max(v) - min(v)) / iteration for v in rows.values() if len(v) > 1]
-                print(f"  wave {g:3d}: width {(starts[int(0.9 * len(starts))] - starts[int(0.1 * len(starts))]) / iteration:6.1f}, "
+                print(f"  wave {g:3d}: width {p10_p90(starts) / iteration:6.1f}, "
                       f"B's readers {statistics.median(b) if b else 0:5.1f} (p90 {b[int(0.9 * len(b))] if b else 0:5.1f}), "
                       f"A's readers {statistics.median(a) if a else 0:6.1f}")
             return
