@@ -56,6 +56,9 @@ Measured 2026-12-04: h200/onetile_phases.csv.gz, h200/onetile_lrc.csv (raw: onet
     wave that starts spread out does not close up inside its tiles (2026-12-06, H200: the spread
     grows by a median 0.035 tile from start to end, 3 of 29 waves shrink, by 0.016 at most;
     H100, h100/convoys_phases.csv.gz: 0.056, none of 29 shrinks)
+  python3 hw_profiles/calibrate/skinny_phases.py --sm-load h200/stages_phases.csv.gz [--cli ...]
+    per one-wave launch: the tile time of CTAs on SMs that ran one CTA fewer (their lead), and
+    how far the most loaded SMs' CTAs part by their end, beside the model's own speeds
   python3 hw_profiles/calibrate/skinny_phases.py --set convoys --out DIR
     many-wave group-1 2-stage loops (deep K, and the waves set's M x 16384 x 16384): whether a
     tile that starts behind catches up inside its tile -> DIR/convoys_phases.csv,
@@ -536,6 +539,53 @@ def wave_spread(path):
               f"(median; range {min(growth):+.3f} to {max(growth):+.3f}); {sum(g < 0 for g in growth)} shrink")
 
 
+def sm_load(path, cli=None):
+    """Whether a tile runs faster on an SM that holds one CTA fewer, and how far the tiles of a
+    one-wave launch part by their end: per one-wave launch (all CTAs start within 5% of a tile),
+    its CTAs grouped by how many CTAs their SM ran (%smid), each group's mean tile time and its
+    lead on the most loaded group (1 - its time over theirs), and the p10-p90 spread of the most
+    loaded group's ends in iterations; beside it, with --cli, the spread the model's own speeds
+    would give by the end (2.563 sd, sd = the reported tile_rate_sd x the loop's iterations),
+    which the model lays out only between waves."""
+    import json
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    runs = collections.defaultdict(list)
+    for r in rows:
+        runs[tuple(int(r[k]) for k in KEY)].append(r)
+    for key, cta in sorted(runs.items()):
+        steps = -(-key[2] // key[5])
+        leads, spreads, groups = collections.defaultdict(list), [], None
+        for rep in sorted({r["rep"] for r in cta}):
+            tiles = [r for r in cta if r["rep"] == rep]
+            time = {id(r): int(r["t_end_ns"]) - int(r["t_start_ns"]) for r in tiles}
+            if max(int(r["t_start_ns"]) for r in tiles) > 0.05 * statistics.median(time.values()):
+                break  # a later wave: its CTAs start when others end
+            on_sm = collections.Counter(r["smid"] for r in tiles)
+            by = collections.defaultdict(list)
+            for r in tiles:
+                by[on_sm[r["smid"]]].append(r)
+            heavy = max(by)
+            heavy_time = statistics.fmean(time[id(r)] for r in by[heavy])
+            for n, g in by.items():
+                leads[n].append(1 - statistics.fmean(time[id(r)] for r in g) / heavy_time)
+            ends = sorted(int(r["t_end_ns"]) for r in by[heavy])
+            spreads.append((ends[int(0.9 * (len(ends) - 1))] - ends[int(0.1 * (len(ends) - 1))]) / (heavy_time / steps))
+            groups = {n: len(g) for n, g in by.items()}
+        if not spreads:
+            continue
+        model = ""
+        if cli:
+            plan = {"kernel": "gemm", "hardware": "h200", "params": {**dict(zip(KEY, key)), "dtype": "bf16"}}
+            out = json.loads(subprocess.run([cli, "predict", "--format", "json", "-"], input=json.dumps(plan),
+                                            capture_output=True, text=True, check=True).stdout)
+            rate = out.get("cache_stream", {}).get("tile_rate_sd", 0.0)
+            model = f"; own speeds {rate:.3f} a tile: {2.563 * rate * steps:.0f}"
+        cells = "  ".join(f"{n}/SM: {groups[n]} CTAs, lead {100 * statistics.fmean(leads[n]):+.1f}%" for n in sorted(groups))
+        print(f"{key[0]}x{key[1]}x{key[2]} {key[3]}x{key[4]}x{key[5]} g{key[6]} s{key[7]} w{key[8]}: {cells}; "
+              f"the {max(groups)}/SM CTAs' ends p10-p90 {min(spreads):.0f}-{max(spreads):.0f} iterations{model}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", help="run both measurements on the GPU, writing into this folder")
@@ -550,12 +600,16 @@ def main():
                     help="skinny (default): one-wave skinny grids; stages: one-wave grids at 2-5 stages; "
                          "grid: a row of tiles sharing A on 8-128 CTAs; gridwide: 32-row A on 64-344 CTAs; "
                          "onetile: many-wave group-1 loops of one tile an SM at 3-5 stages")
+    ap.add_argument("--sm-load", metavar="CSV",
+                    help="phases CSV: one-wave launches' tile times by the CTAs their SM ran, and their end spread")
     ap.add_argument("--pairs", metavar="CSV", help="phases CSV: how far apart the tiles sharing a block are")
     ap.add_argument("--gaps", nargs="+", metavar="CSV",
                     help="phases CSV [lrc CSV]: the time since the nearest earlier reader of each block")
     a = ap.parse_args()
     if a.target:
         target(SETS[a.set])
+    elif a.sm_load:
+        sm_load(a.sm_load, a.cli if os.path.exists(a.cli) else None)
     elif a.pairs:
         pairs(a.pairs)
     elif a.gaps:
