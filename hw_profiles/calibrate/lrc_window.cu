@@ -21,7 +21,10 @@
 // and warm, delays 0-500 ns in steps down to 16 ns (%globaltimer ticks every 32 ns). `cross`:
 // follower SM 2 (the other partition) and SM 8 (the same one, the control), no load, cold
 // and warm lines, delays 0-1000 ns: which side's request reaches a line's home first (the per-source
-// hits, lrc_window.py --cross).
+// hits, lrc_window.py --cross). `fineload`: SM 1 behind SM 0, warm lines only, delays 0-600 ns in
+// steps down to 16 ns, with no load and with the other SMs re-reading their 32 MiB of hits: all
+// 130, every other one, or one in four (load l2, l2half, l2quarter): how long a hit's read stays
+// open as the L2 slices get busier (lrc_window.py --fine-load).
 // Build: nvcc -O3 -arch=sm_90a -o lrc_window lrc_window.cu
 // Run:   ./lrc_window configs.csv [domain [0,2,4]]   (writes the launch list; run it under ncu,
 //        see the .py)
@@ -52,7 +55,8 @@ __device__ __forceinline__ unsigned load_cg(const unsigned* p) {
   return v;
 }
 
-// load: 0 none, 1 dram (bg of kDramWords), 2 l2 (bg of kL2Words)
+// load: 0 none, 1 dram (bg of kDramWords), 2 l2 (bg of kL2Words), 3 and 4 l2 from every other
+// and every fourth background CTA (the rest wait)
 __global__ void lrc_pair(const unsigned* probe, const unsigned* bg, unsigned* sink, int leader, int follower,
                          long long delay_ns, int load, unsigned* arrived, unsigned long long* start) {
   extern __shared__ unsigned char smem[];
@@ -84,6 +88,7 @@ __global__ void lrc_pair(const unsigned* probe, const unsigned* bg, unsigned* si
     }
   } else {
     // Background: this CTA's own share of bg, read until the pair is done.
+    if ((load == 3 && blockIdx.x % 2 != 0) || (load == 4 && blockIdx.x % 4 != 0)) return;
     const std::size_t words = load == 1 ? kDramWords : kL2Words;
     const std::size_t share = words / gridDim.x, base = share * blockIdx.x;
     const unsigned long long end = t0 + kSteps * kPaceNs + static_cast<unsigned long long>(delay_ns) + 2000;
@@ -118,6 +123,7 @@ int main(int argc, char** argv) {
   const bool domain = argc > 2 && std::string(argv[2]) == "domain";
   const bool fine = argc > 2 && std::string(argv[2]) == "fine";
   const bool cross = argc > 2 && std::string(argv[2]) == "cross";
+  const bool fineload = argc > 2 && std::string(argv[2]) == "fineload";
   std::vector<int> leaders = {0};
   if (domain && argc > 3) {  // leaders: a comma-separated list of SMs
     leaders.clear();
@@ -147,7 +153,8 @@ int main(int argc, char** argv) {
   fprintf(out, "launch,leader_sm,follower_sm,lines,load,delay_ns\n");
   std::vector<int> followers = {1, 8, 2};
   std::vector<long long> delays = {0, 100, 200, 300, 400, 600, 800, 1200, 1600, 2400, 3200};
-  int loads_run = 3, warm_runs = 2;
+  int loads_run = 3, warm_runs = 2, warm_first = 0;
+  std::vector<int> load_list = {0, 1, 2};
   if (domain) {  // which SMs merge with each leader at all: every follower, no delay, no load, cold
     followers.clear();
     for (int f = 0; f < sms; ++f) followers.push_back(f);
@@ -165,16 +172,23 @@ int main(int argc, char** argv) {
     delays = {0, 32, 64, 96, 128, 160, 200, 250, 300, 400, 500, 700, 1000};
     loads_run = 1;
   }
-  const char* loads[] = {"none", "dram", "l2"};
+  if (fineload) {  // SM 1 only, warm lines, the L2's load in four steps
+    followers = {1};
+    delays = {0, 16, 32, 48, 64, 80, 96, 112, 128, 160, 200, 250, 300, 400, 600};
+    load_list = {0, 4, 3, 2};
+    warm_first = 1;
+  }
+  load_list.resize(static_cast<std::size_t>(fineload ? 4 : loads_run));
+  const char* loads[] = {"none", "dram", "l2", "l2half", "l2quarter"};
   int launch = 0;
   for (int leader : leaders)
-  for (int load = 0; load < loads_run; ++load)
-    for (int warm = 0; warm < warm_runs; ++warm)
+  for (int load : load_list)
+    for (int warm = warm_first; warm < warm_runs; ++warm)
       for (int f : followers)
         for (long long d : delays) {
           if (f == leader) continue;
           read_words<<<sms * 4, 256>>>(flush, kFlushWords, sink);  // flush the L2
-          if (load == 2) read_words<<<sms * 4, 256>>>(l2_bg, kL2Words, sink);
+          if (load >= 2) read_words<<<sms * 4, 256>>>(l2_bg, kL2Words, sink);
           if (warm) read_words<<<1, 256>>>(probe, kProbeWords, sink);
           CK(cudaMemset(arrived, 0, 4));
           CK(cudaMemset(start, 0, 8));

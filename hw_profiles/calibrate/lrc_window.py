@@ -18,6 +18,14 @@ Anywhere:
     and warm lines, delays 0-1000 ns, with the lookups and hits by source (the SMs' own partition,
     srcunit_tex; the home partition, srcunit_ltcfabric): where both sides read a line within
     the crossing, does the home side's own request miss first? -> DIR/lrc_cross.csv
+  python3 lrc_window.py --fine-load DIR
+    SM 1 behind SM 0, warm lines, delays of 0-600 ns in finer steps, with no load and with the
+    other SMs re-reading their 32 MiB of hits (one in four of them, half, all), beside the L2
+    slices' busy share under ncu (lts__t_sectors, lts__t_tag_requests as % of peak): how long
+    a hit's read stays open as the slices get busier -> DIR/lrc_fineload.csv
+  python3 lrc_window.py --windows h200/lrc_fineload.csv
+    per load: the window (the merged share above the tail's, integrated over the delay) and the
+    slices' busy share, beside the window at no load over 1 - that share (a queue's sojourn)
   python3 lrc_window.py --cross-table h200/lrc_cross.csv
   python3 lrc_window.py --parse RAW CONFIGS > h200/lrc_window.csv
   python3 lrc_window.py --table h200/lrc_window.csv
@@ -34,6 +42,7 @@ import csv
 import gzip
 import io
 import os
+import statistics
 import subprocess
 import sys
 
@@ -45,21 +54,25 @@ METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
 CROSS_METRICS = ("lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
                  "lts__t_sectors_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_ltcfabric_lookup_hit.sum,"
                  "gpu__time_duration.sum")
+# --fine-load's: the slices' busy share beside the coalescer's counters
+LOAD_METRICS = METRICS + ",lts__t_sectors.avg.pct_of_peak_sustained_elapsed,lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed"
 FOLLOWER_SECTORS = 256 * 32
 
 
-def run(out, domain=None, fine=False, cross=False):
+def run(out, domain=None, fine=False, cross=False, fineload=False):
     exe = os.path.join(out, "lrc_window")
     subprocess.run(["nvcc", "-O3", "-arch=sm_90a", "-o", exe, os.path.join(HERE, "lrc_window.cu")], check=True)
-    name = "lrc_domain" if domain else "lrc_fine" if fine else "lrc_cross" if cross else "lrc_window"
+    name = ("lrc_domain" if domain else "lrc_fine" if fine else "lrc_cross" if cross else "lrc_fineload" if fineload
+            else "lrc_window")
     configs = os.path.join(out, f"{name}_configs.csv")
     raw = os.path.join(out, f"{name}_raw.csv")
     with open(raw, "w") as f:
         subprocess.run(["ncu", "--clock-control", "none", "--cache-control", "none", "--kernel-name", "regex:lrc_pair"]
                        + (["--replay-mode", "application"] if cross else []) + [
-                        "--metrics", CROSS_METRICS if cross else METRICS, "--csv", "--page", "raw",
+                        "--metrics", CROSS_METRICS if cross else LOAD_METRICS if fineload else METRICS, "--csv", "--page", "raw",
                         "--print-units", "base", exe, configs]
-                       + (["domain", domain] if domain else ["fine"] if fine else ["cross"] if cross else []),
+                       + (["domain", domain] if domain else ["fine"] if fine else ["cross"] if cross
+                          else ["fineload"] if fineload else []),
                        stdout=f, check=True)
     with open(os.path.join(out, f"{name}.csv"), "w", newline="") as f:
         parse(raw, configs, f)
@@ -76,10 +89,12 @@ def parse(raw, configs, out=sys.stdout):
         raise SystemExit(f"{len(rows)} profiled launches, {len(launches)} configs")
     num = lambda r, m: float(r[m].replace(",", ""))  # noqa: E731
     cross = bool(rows) and "lts__t_sectors_srcunit_ltcfabric.sum" in rows[0]
+    busy = bool(rows) and "lts__t_sectors.avg.pct_of_peak_sustained_elapsed" in rows[0]
     w = csv.writer(out)
     w.writerow(["leader_sm", "follower_sm", "lines", "load", "delay_ns", "xbar2gpc_sectors", "lts2lrc_sectors",
                 "tex_read_sectors", "merged_share", "duration_ns"]
-               + (["tex_read_hit_sectors", "fabric_sectors", "fabric_hit_sectors"] if cross else []))
+               + (["tex_read_hit_sectors", "fabric_sectors", "fabric_hit_sectors"] if cross else [])
+               + (["l2_lookups_pct", "l2_tags_pct"] if busy else []))
     for c, r in zip(launches, rows):
         xbar, lts = ((num(r, "lrc__xbar2gpc_sectors_op_read.sum"), num(r, "lrc__lts2lrc_sectors_op_read.sum"))
                      if not cross else (float("nan"), float("nan")))
@@ -89,7 +104,9 @@ def parse(raw, configs, out=sys.stdout):
                    + ([f"{num(r, m + '.sum'):.0f}" for m in ("lts__t_sectors_srcunit_tex_op_read_lookup_hit",
                                                              "lts__t_sectors_srcunit_ltcfabric",
                                                              "lts__t_sectors_srcunit_ltcfabric_lookup_hit")]
-                      if cross else []))
+                      if cross else [])
+                   + ([f"{num(r, m + '.avg.pct_of_peak_sustained_elapsed'):.2f}" for m in ("lts__t_sectors", "lts__t_tag_requests")]
+                      if busy else []))
 
 
 def cross_table(path):
@@ -132,6 +149,31 @@ def table(path):
         print(f"{load:>4} {lines:>5} {'SM ' + sm:>8} | " + " ".join(f"{v.get(d, float('nan')):5.2f}" for d in delays))
 
 
+def windows(path, tail_ns=300):
+    """Per load of a --fine-load CSV: how long the leader's read of a present line stays open to
+    the follower's, in ns (the merged share above its tail's, the median at `tail_ns` and later,
+    clipped to 0-1 and integrated over the delay by trapezoids, as l2.hit_merge_ns is), and the
+    slices' busy share; beside it the no-load window over 1 - that share, a queue's sojourn."""
+    with open(path) as f:
+        rows = list(csv.DictReader(l for l in f if not l.startswith("#")))
+    by = collections.OrderedDict()
+    for r in rows:
+        by.setdefault(r["load"], []).append(r)
+    base = None
+    print(f"{'load':>9} | {'window':>6} | {'lookups':>7} {'tags':>5} (% of peak) | idle window / (1 - lookups)")
+    for load, rs in by.items():
+        rs.sort(key=lambda r: int(r["delay_ns"]))
+        tail = sorted(float(r["merged_share"]) for r in rs if int(r["delay_ns"]) >= tail_ns)
+        floor = tail[len(tail) // 2] if tail else 0.0
+        pts = [(int(r["delay_ns"]), min(1.0, max(0.0, float(r["merged_share"]) - floor))) for r in rs]
+        ns = sum((d1 - d0) * (s0 + s1) / 2 for (d0, s0), (d1, s1) in zip(pts, pts[1:]))
+        lookups = statistics.median(float(r["l2_lookups_pct"]) for r in rs)
+        tags = statistics.median(float(r["l2_tags_pct"]) for r in rs)
+        if base is None:
+            base = ns
+        print(f"{load:>9} | {ns:4.0f} ns | {lookups:6.1f}% {tags:4.1f}% | {base / (1 - lookups / 100):4.0f} ns")
+
+
 def merge_domains(path):
     """Per leader of a --domain CSV, in the CSV's order: the SMs whose reads merged with its own
     (share above 0.5), the leader included, sorted (sm_partition.py --gpcs numbers them)."""
@@ -158,6 +200,8 @@ def main():
     ap.add_argument("--leaders", default="0", help="--domain's leader SMs, comma-separated")
     ap.add_argument("--fine", metavar="DIR", help="SM 1 behind SM 0, no load, 0-500 ns -> DIR/lrc_fine.csv")
     ap.add_argument("--cross", metavar="DIR", help="SM 2 and SM 8 behind SM 0, sources' hits -> DIR/lrc_cross.csv")
+    ap.add_argument("--fine-load", metavar="DIR", help="SM 1 behind SM 0, warm lines, the L2 loaded in steps -> DIR/lrc_fineload.csv")
+    ap.add_argument("--windows", metavar="CSV", help="per load of lrc_fineload.csv: the hit window and the slices' busy share")
     ap.add_argument("--cross-table", metavar="CSV")
     ap.add_argument("--parse", nargs=2, metavar=("RAW", "CONFIGS"))
     ap.add_argument("--table", metavar="CSV")
@@ -177,6 +221,12 @@ def main():
     elif a.cross:
         run(a.cross, cross=True)
         cross_table(os.path.join(a.cross, "lrc_cross.csv"))
+    elif a.fine_load:
+        run(a.fine_load, fineload=True)
+        table(os.path.join(a.fine_load, "lrc_fineload.csv"))
+        windows(os.path.join(a.fine_load, "lrc_fineload.csv"))
+    elif a.windows:
+        windows(a.windows)
     elif a.cross_table:
         cross_table(a.cross_table)
     elif a.parse:

@@ -115,6 +115,24 @@ double queued_share(const LoopPace& pace, const hw::HardwareSpec& hw) {
   return std::max(0.0, 1.0 - transit_ns * 1e-9 / (pace.ahead * pace.load_s));
 }
 
+// The hit window in ns under the launch's load on the L2 (beside l2.hit_merge_ns, measured with
+// the L2 idle: lrc_window.py --fine). A read of a present sector waits in its slice's queue before
+// its lookup, and another SM's read of the sector merges into it while it waits: the window is the
+// idle one's sojourn in a queue whose server is busy rho of the time, hit_merge_ns / (1 - rho).
+// rho is the slices' busy share while every SM copies at its path's limit (l2.lookup_busy: the
+// copy loop of far_lookup_cost.py, 0.58-0.61 of the slices' lookup peak) times the launch's copy
+// rate over that limit: its tiles in flight, each loading pace.tile_bytes an iteration, against
+// every SM at its path's rate (model::sm_rates). At most 0.9, as the DRAM's load.
+double loaded_hit_merge_ns(const plan::TileProgram& p, const hw::HardwareSpec& hw, const LoopPace& pace,
+                           std::int64_t slots) {
+  const double idle = hw.l2.hit_merge_ns;
+  if (!(hw.l2.lookup_busy > 0) || !(pace.iteration_s > 0) || hw.sm_count <= 0) return idle;
+  const double limit = hw.sm_count * model::sm_rates(hw, hw.sm_count, 1.0).l2_async_bytes;
+  if (!(limit > 0)) return idle;
+  const double rate = static_cast<double>(std::min(p.grid.tiles(), slots)) * pace.tile_bytes / pace.iteration_s;
+  return idle / (1 - std::min(0.9, hw.l2.lookup_busy * std::min(1.0, rate / limit)));
+}
+
 // The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use
 // is in flight for ahead x the iteration's load time when the SM's path sets the pace; of
 // that, the loaded round trip of a miss (pipeline_round_trip_ns + dram_queue_ns) is transit
@@ -242,9 +260,10 @@ StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw,
       lv.l15 ? 0.0 : options.fill_window.value_or(derived_fill_window(pace, hw, options.lockstep_iterations, rho));
   // The hit window (beside the fill window): another SM's read of a sector already in L2 merges
   // into the first one in the request coalescer only if it comes within l2.hit_merge_ns of it
-  // (hw_profiles/calibrate/lrc_window.py --fine: 34 ns on the H200, where a read of a fill in
-  // flight merges for 160-500 ns).
-  shape.hit_window = lv.l15 ? 0.0 : options.hit_window.value_or(in_iterations(hw.l2.hit_merge_ns, pace));
+  // (hw_profiles/calibrate/lrc_window.py --fine: 34 ns on the H200 with the L2 idle, where a read
+  // of a fill in flight merges for 160-500 ns), longer as the slices get busy (loaded_hit_merge_ns).
+  shape.hit_window =
+      lv.l15 ? 0.0 : options.hit_window.value_or(in_iterations(loaded_hit_merge_ns(p, hw, pace, slots), pace));
   // The home side first (l2.home_race_ns), between two partitions.
   shape.race_window = lv.l15 || lv.groups != 2 ? 0.0 : in_iterations(hw.l2.home_race_ns, pace);
   shape.bytes_in_flight = static_cast<double>(std::min(p.grid.tiles(), slots)) * pace.ahead * pace.tile_bytes;

@@ -90,6 +90,11 @@ struct CacheLevel {
   // the SM's GPC still merges into it in the request coalescer (ns). 0: only reads of a fill in
   // flight merge.
   double hit_merge_ns = 0;
+  // The share of their lookup peak the L2 slices run at while every SM copies from L2 at its
+  // path's limit. A read of a present sector waits in its slice's queue, and the hit window
+  // (hit_merge_ns, measured with the L2 idle) grows as that wait does: hit_merge_ns / (1 - rho)
+  // with rho this share times the launch's copy rate over the limit. 0: the idle window always.
+  double lookup_busy = 0;
   // How long after one side's read of a line the line's home partition still gets its own
   // side's read of it first (ns): the other side's miss is still crossing over, so the home
   // side's read misses and the crossing one finds its fill in flight. 0: in stream order.
