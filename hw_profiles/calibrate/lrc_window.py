@@ -23,7 +23,9 @@ Anywhere:
     other SMs re-reading their 32 MiB of hits (one in four of them, half, all), beside the L2
     slices' busy share under ncu (lts__t_sectors, lts__t_tag_requests as % of peak): how long
     a hit's read stays open as the slices get busier -> DIR/lrc_fineload.csv
-  python3 lrc_window.py --windows h200/lrc_fineload.csv
+    Measured 2026-12-07 on an H100 (an H200 was asked for): h100/lrc_fineload.csv, the
+    profile's l2.hit_merge_load
+  python3 lrc_window.py --windows h100/lrc_fineload.csv
     per load: the window (the merged share above the tail's, integrated over the delay) and the
     slices' busy share, beside the window at no load over 1 - that share (a queue's sojourn)
   python3 lrc_window.py --cross-table h200/lrc_cross.csv

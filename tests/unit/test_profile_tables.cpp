@@ -1,5 +1,5 @@
 // The l2 group's table-valued profile leaves (engine/src/hw/profile_tables.cpp): cyclic_hit,
-// async_per_sm, short_row_lookups, slot_partition, slot_gpc, grid_partition and grid_gpc, each
+// async_per_sm, short_row_lookups, hit_merge_load, slot_partition, slot_gpc, grid_partition and grid_gpc, each
 // rejected with the JSON path of the bad entry and why.
 #include <string>
 
@@ -53,6 +53,20 @@ TEST_CASE("the l2 tables name the entry that breaks them and why", "[hw]") {
                   "[98304,1.5]"));
   rows["l2"].erase("short_row_lookups");
   CHECK(tilesight::hw::parse_profile(rows).value().l2.short_row_lookups.empty());  // absent: one in four
+
+  json window = doc;
+  REQUIRE(tilesight::hw::parse_profile(window).value().l2.hit_merge_load.size() == 4);
+  CHECK(tilesight::hw::parse_profile(window).value().l2.hit_merge_load.back()[1] == 2.286);
+  window["l2"]["hit_merge_load"]["value"] = {{0, 1}, {1.2, 2}};
+  CHECK(has_error(tilesight::hw::parse_profile(window).errors(),
+                  "l2.hit_merge_load.value[1]: loads must increase from 0 to at most 1 and multiples be positive, got "
+                  "[1.2,2]"));
+  window["l2"]["hit_merge_load"]["value"] = {{0.5, 1}, {0.5, 2}};
+  CHECK(has_error(tilesight::hw::parse_profile(window).errors(),
+                  "l2.hit_merge_load.value[1]: loads must increase from 0 to at most 1 and multiples be positive, got "
+                  "[0.5,2]"));
+  window["l2"].erase("hit_merge_load");
+  CHECK(tilesight::hw::parse_profile(window).value().l2.hit_merge_load.empty());  // absent: the idle window
 
   json slots = doc;
   const std::string ones(132, '1');

@@ -274,15 +274,6 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     hit_merge["l2"].erase("hit_merge_ns");
     CHECK(tilesight::hw::parse_profile(hit_merge).value().l2.hit_merge_ns == 0);  // absent: no window
 
-    json busy = doc;
-    busy["l2"]["lookup_busy"] = 1.5;
-    CHECK(has_error(tilesight::hw::parse_profile(busy).errors(), "l2.lookup_busy: must be in (0, 1], got 1.5"));
-    busy["l2"]["lookup_busy"] = 0.596;
-    REQUIRE(tilesight::hw::parse_profile(busy).ok());
-    CHECK(tilesight::hw::parse_profile(busy).value().l2.lookup_busy == 0.596);
-    busy["l2"].erase("lookup_busy");
-    CHECK(tilesight::hw::parse_profile(busy).value().l2.lookup_busy == 0);  // absent: the idle window
-
     json race = doc;
     race["l2"]["home_race_ns"] = -5;
     CHECK(has_error(tilesight::hw::parse_profile(race).errors(), "l2.home_race_ns: must not be negative, got -5"));
@@ -308,8 +299,8 @@ TEST_CASE("broken profiles name the path and the problem", "[hw]") {
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].path == "l2.size");
     CHECK(errors[0].message.rfind("unknown field \"size\"", 0) == 0);
-    CHECK(errors[0].message.find(", cyclic_hit, async_per_sm, short_row_lookups, slot_partition, grid_partition, "
-                                 "grid_gpc, slot_gpc)") != std::string::npos);  // the tables
+    CHECK(errors[0].message.find(", cyclic_hit, async_per_sm, short_row_lookups, hit_merge_load, slot_partition, "
+                                 "grid_partition, grid_gpc, slot_gpc)") != std::string::npos);  // the tables
   }
 
   SECTION("every problem at once") {

@@ -194,23 +194,25 @@ TEST_CASE("reads of a present block within the hit window merge like followers o
   CHECK(derived_with(0).l2_merged_bytes == Approx(5.25 * b_bytes).epsilon(1e-4));
   CHECK(derived_with(34).l2_merged_bytes == Approx(5.25 * b_bytes).epsilon(1e-4));
   CHECK(derived_with(200).l2_merged_bytes == Approx((5.25 + 0.75) * b_bytes).epsilon(1e-4));
-  // Under load the window grows as a queue's sojourn, hit_merge_ns / (1 - rho), with rho the
-  // slices' busy share at every SM's path limit (l2.lookup_busy) times the launch's copy rate
-  // over that limit. Here the 8 tiles in flight load at their 8 SMs' paths' full rate (each
-  // iteration is its loads at 65.9 GB/s), so rho = lookup_busy: 120 ns idle is 0.121 iteration,
-  // short of the first follower (nothing merges); at lookup_busy 0.6 it is 300 ns, 0.302
-  // iteration, and the followers 1/8 and 2/8 of an iteration behind merge, 0.75 each.
-  const auto loaded_with = [&](double busy) {
+  // Under load the window is l2.hit_merge_load's multiple of it at the launch's load, its copy
+  // rate over every SM's at its path's limit. Here the 8 tiles in flight copy at their 8 SMs'
+  // full rate (each iteration is its loads at 65.9 GB/s): load 1, the table's last point. 120 ns
+  // idle is 0.121 iteration, short of the first follower (nothing merges); at 2.5 times it, 300
+  // ns, 0.302 iteration, the followers 1/8 and 2/8 of an iteration behind merge, 0.75 each; a
+  // table that reaches 2.5 only past the launch's load (at load 1: 1.75, 210 ns, 0.211) merges
+  // the first alone.
+  const auto loaded_with = [&](std::vector<std::array<double, 2>> law) {
     auto h = hw;
     h.l2.hit_merge_ns = 120;
-    h.l2.lookup_busy = busy;
+    h.l2.hit_merge_load = std::move(law);
     return b_of(cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 2.0}).analyze(prog, h));
   };
   CHECK(120.0 / iteration_ns == Approx(0.1207).epsilon(1e-2));
-  CHECK(120.0 / (1 - 0.6) / iteration_ns == Approx(0.3018).epsilon(1e-2));
-  CHECK(loaded_with(0).l2_merged_bytes == Approx(5.25 * b_bytes).epsilon(1e-4));
-  CHECK(loaded_with(0.6).l2_merged_bytes == Approx((5.25 + 2 * 0.75) * b_bytes).epsilon(1e-4));
-  CHECK(loaded_with(0.6).dram_bytes == Approx(b_bytes).epsilon(1e-4));
+  CHECK(120.0 * 2.5 / iteration_ns == Approx(0.3018).epsilon(1e-2));
+  CHECK(loaded_with({}).l2_merged_bytes == Approx(5.25 * b_bytes).epsilon(1e-4));
+  CHECK(loaded_with({{0, 1}, {1, 2.5}}).l2_merged_bytes == Approx((5.25 + 2 * 0.75) * b_bytes).epsilon(1e-4));
+  CHECK(loaded_with({{0, 1}, {1, 2.5}}).dram_bytes == Approx(b_bytes).epsilon(1e-4));
+  CHECK(loaded_with({{0, 1}, {0.5, 1}, {1, 1.75}}).l2_merged_bytes == Approx((5.25 + 0.75) * b_bytes).epsilon(1e-4));
 }
 
 TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest merged", "[cache][sdcm]") {

@@ -117,20 +117,28 @@ double queued_share(const LoopPace& pace, const hw::HardwareSpec& hw) {
 
 // The hit window in ns under the launch's load on the L2 (beside l2.hit_merge_ns, measured with
 // the L2 idle: lrc_window.py --fine). A read of a present sector waits in its slice's queue before
-// its lookup, and another SM's read of the sector merges into it while it waits: the window is the
-// idle one's sojourn in a queue whose server is busy rho of the time, hit_merge_ns / (1 - rho).
-// rho is the slices' busy share while every SM copies at its path's limit (l2.lookup_busy: the
-// copy loop of far_lookup_cost.py, 0.58-0.61 of the slices' lookup peak) times the launch's copy
-// rate over that limit: its tiles in flight, each loading pace.tile_bytes an iteration, against
-// every SM at its path's rate (model::sm_rates). At most 0.9, as the DRAM's load.
+// its lookup, and another SM's read of the sector merges into it while it waits, so the window
+// grows as the slices get busy: the profile's l2.hit_merge_load, the window's multiple at the
+// slices' load, between its points (its ends past them). The launch's load is its copy rate over
+// every SM's at its path's limit (model::sm_rates): its tiles in flight, each loading
+// pace.tile_bytes an iteration. lrc_window.py --fine-load (an H100): the window holds at 0.90-0.98
+// of the idle one while a quarter or half of the SMs re-read their hits (the slices 27% and 49%
+// busy) and reaches 2.29 times it with all of them (60%, as busy as the H200's copy loop at every
+// SM's path limit), 96 ns against 42.
 double loaded_hit_merge_ns(const plan::TileProgram& p, const hw::HardwareSpec& hw, const LoopPace& pace,
                            std::int64_t slots) {
   const double idle = hw.l2.hit_merge_ns;
-  if (!(hw.l2.lookup_busy > 0) || !(pace.iteration_s > 0) || hw.sm_count <= 0) return idle;
+  const auto& law = hw.l2.hit_merge_load;
+  if (law.empty() || !(pace.iteration_s > 0) || hw.sm_count <= 0) return idle;
   const double limit = hw.sm_count * model::sm_rates(hw, hw.sm_count, 1.0).l2_async_bytes;
   if (!(limit > 0)) return idle;
-  const double rate = static_cast<double>(std::min(p.grid.tiles(), slots)) * pace.tile_bytes / pace.iteration_s;
-  return idle / (1 - std::min(0.9, hw.l2.lookup_busy * std::min(1.0, rate / limit)));
+  const double load =
+      std::min(1.0, static_cast<double>(std::min(p.grid.tiles(), slots)) * pace.tile_bytes / pace.iteration_s / limit);
+  if (load <= law.front()[0]) return idle * law.front()[1];
+  for (std::size_t i = 1; i < law.size(); ++i)
+    if (load < law[i][0])
+      return idle * (law[i - 1][1] + (load - law[i - 1][0]) / (law[i][0] - law[i - 1][0]) * (law[i][1] - law[i - 1][1]));
+  return idle * law.back()[1];
 }
 
 // The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use

@@ -106,7 +106,7 @@ constexpr std::array<Field<PowerLimit>, 3> kPowerFields{{
 
 // A cache level's capacity and bandwidth are what the model cannot do without; the rest
 // has sensible defaults (CacheLevel's initialisers).
-constexpr std::array<Field<CacheLevel>, 14> kCacheFields{{
+constexpr std::array<Field<CacheLevel>, 13> kCacheFields{{
     {"bytes", &CacheLevel::bytes, kPositive},
     {"bandwidth", &CacheLevel::bandwidth, kPositive},
     {"per_sm_bandwidth", &CacheLevel::per_sm_bandwidth, kOptionalNonNegative},
@@ -114,7 +114,6 @@ constexpr std::array<Field<CacheLevel>, 14> kCacheFields{{
     {"requests_per_s", &CacheLevel::requests_per_s, kOptionalNonNegative},
     {"merge_saving", &CacheLevel::merge_saving, {Bound::kFraction, false, false}},
     {"hit_merge_ns", &CacheLevel::hit_merge_ns, kOptionalNonNegative},
-    {"lookup_busy", &CacheLevel::lookup_busy, {Bound::kFraction, false, false}},
     {"home_race_ns", &CacheLevel::home_race_ns, kOptionalNonNegative},
     {"associativity", &CacheLevel::associativity, {Bound::kAtLeastOne, true, false}},
     {"line_bytes", &CacheLevel::line_bytes, kOptionalCount},

@@ -99,6 +99,17 @@ void read_short_row_lookups(const json& leaf, HardwareSpec& spec, Errors& errors
               errors);
 }
 
+// l2.hit_merge_load: the slices' load (increasing from 0, at most 1) and the hit window as a
+// multiple of l2.hit_merge_ns (positive).
+void read_hit_merge_load(const json& leaf, HardwareSpec& spec, Errors& errors) {
+  auto valid = [](const std::array<double, 2>& p, const std::array<double, 2>* last) {
+    return p[0] >= 0 && p[0] <= 1 && (!last || p[0] > (*last)[0]) && p[1] > 0
+               ? std::string()
+               : std::string("loads must increase from 0 to at most 1 and multiples be positive");
+  };
+  read_points(leaf, "l2.hit_merge_load", "load, window multiple", valid, spec.l2.hit_merge_load, spec, errors);
+}
+
 // A map of launch slots to partitions (or GPCs) {"value": [[n, "0011..."], ...], "source":
 // "..."}: n (`count` names it; increasing from 1) and, for each launch slot, the digit of its
 // SM's partition (GPC), into `out` (SlotPartition::resident or GridPartition::ctas holds n).
@@ -175,6 +186,7 @@ void read_l2_tables(const json& l2, HardwareSpec& spec, Errors& errors) {
   if (l2.contains("cyclic_hit")) read_cyclic_hit(l2.at("cyclic_hit"), spec, errors);
   if (l2.contains("async_per_sm")) read_async_per_sm(l2.at("async_per_sm"), spec, errors);
   if (l2.contains("short_row_lookups")) read_short_row_lookups(l2.at("short_row_lookups"), spec, errors);
+  if (l2.contains("hit_merge_load")) read_hit_merge_load(l2.at("hit_merge_load"), spec, errors);
   if (l2.contains("slot_partition"))
     read_slot_map(l2.at("slot_partition"), "l2.slot_partition", "resident CTAs an SM", &SlotPartition::resident,
                   spec.l2.slot_partition, spec, errors);

@@ -1,5 +1,5 @@
 // The table-valued leaves of a profile's l2 group (docs/hardware-profiles.md), private to the
-// profile loader: cyclic_hit, async_per_sm and short_row_lookups, points [x, y] that must
+// profile loader: cyclic_hit, async_per_sm, short_row_lookups and hit_merge_load, points [x, y] that must
 // follow each other, and
 // slot_partition, slot_gpc, grid_partition and grid_gpc, one digit per launch slot, checked against
 // sm_count and l2.partitions.
@@ -16,9 +16,9 @@
 namespace tilesight::hw::detail {
 
 // The l2 keys read here, not by the loader's scalar fields.
-inline const std::vector<std::string> kL2Tables = {"cyclic_hit",     "async_per_sm", "short_row_lookups",
-                                                    "slot_partition", "grid_partition", "grid_gpc",
-                                                    "slot_gpc"};
+inline const std::vector<std::string> kL2Tables = {"cyclic_hit",     "async_per_sm",   "short_row_lookups",
+                                                    "hit_merge_load", "slot_partition", "grid_partition",
+                                                    "grid_gpc",       "slot_gpc"};
 
 // Shortest text that reads back as the same double: 4.2e+12, 0.84, -1 (every profile error).
 std::string format_number(double v);

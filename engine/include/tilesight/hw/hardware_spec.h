@@ -90,11 +90,6 @@ struct CacheLevel {
   // the SM's GPC still merges into it in the request coalescer (ns). 0: only reads of a fill in
   // flight merge.
   double hit_merge_ns = 0;
-  // The share of their lookup peak the L2 slices run at while every SM copies from L2 at its
-  // path's limit. A read of a present sector waits in its slice's queue, and the hit window
-  // (hit_merge_ns, measured with the L2 idle) grows as that wait does: hit_merge_ns / (1 - rho)
-  // with rho this share times the launch's copy rate over the limit. 0: the idle window always.
-  double lookup_busy = 0;
   // How long after one side's read of a line the line's home partition still gets its own
   // side's read of it first (ns): the other side's miss is still crossing over, so the home
   // side's read misses and the crossing one finds its fill in flight. 0: in stream order.
@@ -130,6 +125,10 @@ struct CacheLevel {
   // merge_per_lookup (hw_profiles' source says which microbenchmark). Bytes increasing from 0,
   // shares in (0, 1]. Empty: one in merge_per_lookup for every row.
   std::vector<std::array<double, 2>> short_row_lookups;
+  // The hit window under load: the L2 slices' load (their busy share over what every SM copying
+  // at its path's limit keeps them at, increasing from 0 to 1) and the window as a multiple of
+  // hit_merge_ns, measured with the L2 idle (lrc_window.py --fine-load). Empty: the idle window.
+  std::vector<std::array<double, 2>> hit_merge_load;
 };
 
 struct HardwareSpec {
