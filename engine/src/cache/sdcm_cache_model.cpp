@@ -232,12 +232,7 @@ double short_row_looked(const plan::TileProgram& program, const hw::HardwareSpec
   if (law.empty() || program.grid.tiles() > shape.slots ||
       std::none_of(plans.begin(), plans.end(), [](const AccessPlan& ap) { return ap.short_rows && !ap.access->write; }))
     return 0;
-  const double in_flight = shape.bytes_in_flight;
-  if (in_flight <= law.front()[0]) return law.front()[1];
-  for (std::size_t i = 1; i < law.size(); ++i)
-    if (in_flight < law[i][0])
-      return law[i - 1][1] + (in_flight - law[i - 1][0]) / (law[i][0] - law[i - 1][0]) * (law[i][1] - law[i - 1][1]);
-  return law.back()[1];
+  return detail::table_at(law, shape.bytes_in_flight);
 }
 
 // Step 1: what the walk reads, from the program and the hardware.

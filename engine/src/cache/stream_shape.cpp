@@ -134,11 +134,7 @@ double loaded_hit_merge_ns(const plan::TileProgram& p, const hw::HardwareSpec& h
   if (!(limit > 0)) return idle;
   const double load =
       std::min(1.0, static_cast<double>(std::min(p.grid.tiles(), slots)) * pace.tile_bytes / pace.iteration_s / limit);
-  if (load <= law.front()[0]) return idle * law.front()[1];
-  for (std::size_t i = 1; i < law.size(); ++i)
-    if (load < law[i][0])
-      return idle * (law[i - 1][1] + (load - law[i - 1][0]) / (law[i][0] - law[i - 1][0]) * (law[i][1] - law[i - 1][1]));
-  return idle * law.back()[1];
+  return idle * table_at(law, load);
 }
 
 // The tiles' own speeds (SkewModel::rate_sd). A load issued `ahead` iterations before its use
@@ -234,6 +230,14 @@ double runaway_wave(double coupling, double steps) {
 }
 
 }  // namespace
+
+double table_at(const std::vector<std::array<double, 2>>& points, double x) {
+  if (x <= points.front()[0]) return points.front()[1];
+  for (std::size_t i = 1; i < points.size(); ++i)
+    if (x < points[i][0])
+      return points[i - 1][1] + (x - points[i - 1][0]) / (points[i][0] - points[i - 1][0]) * (points[i][1] - points[i - 1][1]);
+  return points.back()[1];
+}
 
 StreamShape stream_shape(const plan::TileProgram& p, const hw::HardwareSpec& hw, const TileLaunchOrder& order,
                          const std::vector<AccessPlan>& plans, const Levels& lv, const SdcmOptions& options) {

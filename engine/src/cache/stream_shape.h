@@ -2,6 +2,7 @@
 // (stream_shape.cpp). Private to the SDCM cache model (sdcm_cache_model.cpp).
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@
 
 namespace tilesight::cache::detail {
 
+
+// y at x on a profile table of points [x, y], x increasing: read linearly between the points,
+// the end values past them (l2.short_row_lookups, l2.hit_merge_load).
+double table_at(const std::vector<std::array<double, 2>>& points, double x);
 
 // Slots, steps, skew and merge windows of the program's stream under `order` (groups of the
 // slots are left to assign_groups).
