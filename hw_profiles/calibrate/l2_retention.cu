@@ -32,9 +32,16 @@
 //   it read once by side 0, then SM 0 times the probe lines of the first 8 MiB: whether lines
 //   that were hit outlast lines read once (a policy that protects reused lines).
 //   CSV: r_fill,reads,stream_mib,rep,line,home,cycles
+// promote: the first 8 MiB (R) read by side 0, then `before` MiB of other lines, then R read
+//   again by side 0 (hits where it was kept), then `after` MiB of fresh lines, then SM 0 times
+//   the probe lines in R (reads 1: no second read, the control): whether a hit renews a line's
+//   stay (LRU: R kept while `after` is short of the partition) or the line goes by the stream
+//   since it came in (no renewal: while `before` + `after` is short of it). protect's reads
+//   come back to back, where the two agree.
+//   CSV: reads,before_mib,after_mib,rep,line,home,cycles
 // Build: nvcc -O3 -arch=sm_90a -o l2_retention l2_retention.cu
 // Run:   ./l2_retention l2_retention.csv l2_retention_cyclic.csv l2_retention_copies.csv \
-//          l2_retention_protect.csv
+//          l2_retention_protect.csv l2_retention_promote.csv
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -150,6 +157,7 @@ int main(int argc, char** argv) {
   const char* cyclic_csv = argc > 2 ? argv[2] : "l2_retention_cyclic.csv";
   const char* copies_csv = argc > 3 ? argv[3] : "l2_retention_copies.csv";
   const char* protect_csv = argc > 4 ? argv[4] : "l2_retention_protect.csv";
+  const char* promote_csv = argc > 5 ? argv[5] : "l2_retention_promote.csv";
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
   Gpu g;
@@ -357,5 +365,38 @@ int main(int argc, char** argv) {
   }
   fclose(f);
   printf("wrote %s\n", protect_csv);
+
+  // promote: R read, `before` MiB of other lines, R read again (or not: reads 1), `after` MiB
+  // of fresh lines, then SM 0 times R's probe lines. All by side 0, in order.
+  f = fopen(promote_csv, "w");
+  fprintf(f, "reads,before_mib,after_mib,rep,line,home,cycles\n");
+  {
+    constexpr std::uint32_t r_lines = 8u << 13;
+    const Inside in = probe_inside(r_lines);
+    const auto& inside = in.offs;
+    const auto& inside_home = in.home;
+    const auto read = [&](std::uint32_t from, std::uint32_t to) {
+      CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
+      fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), 0, to, d_side, 1, d_count, d_tickets,
+                                         g.sink, from);
+      CK(cudaGetLastError());
+    };
+    for (const int reads : {2, 1})
+      for (const int before : {0, 8, 16})
+        for (const int after : {4, 8, 12, 16, 20, 24, 28})
+          for (int rep = 0; rep < 2; ++rep) {
+            const std::uint32_t b_end = r_lines + (static_cast<std::uint32_t>(before) << 13);
+            g.flush_l2();
+            read(0, r_lines);
+            if (before > 0) read(r_lines, b_end);
+            if (reads > 1) read(0, r_lines);
+            read(b_end, b_end + (static_cast<std::uint32_t>(after) << 13));
+            const auto lat = g.time_lines(static_cast<int>(inside.size()), -1, 0);
+            for (std::size_t i = 0; i < inside.size(); ++i)
+              fprintf(f, "%d,%d,%d,%d,%zu,%u,%u\n", reads, before, after, rep, i, inside_home[i], lat[i]);
+          }
+  }
+  fclose(f);
+  printf("wrote %s\n", promote_csv);
   return 0;
 }

@@ -4,6 +4,9 @@ to it (no GPU).
 
   python3 l2_retention.py [h200/l2_retention.csv.gz]          tables by reuse distance, the fit
   python3 l2_retention.py --json [CSV]                         the profile's l2.partition_bytes
+  python3 l2_retention.py --promote h200/l2_retention_promote.csv.gz
+      whether a hit renews a line's stay: the near partition's kept share of the 8 MiB read,
+      `before` MiB of other lines, read again (or not), `after` MiB of fresh lines
 
 Each probe line is classed by its latency from the probe SM: homed next to it, near (< 400
 cycles) or from DRAM; homed across, near (a copy next to the probe SM), far (< 640: only its
@@ -51,6 +54,25 @@ def probes(rows):
     return out
 
 
+def promote(path):
+    """The near partition's kept share of R by (reads, before, after): SM 0's lines of R homed next
+    to it found near (< 400 cycles), and those homed across found near (a copy kept beside it)."""
+    cells = defaultdict(Counter)
+    for r in read(path):
+        key = (int(r["reads"]), int(r["before_mib"]), int(r["after_mib"]))
+        cells[key]["n"] += 1
+        cells[key]["kept"] += int(r["cycles"]) < 400
+    afters = sorted({k[2] for k in cells})
+    print("kept share of R (8 MiB) in SM 0's partition; rows: R read once or again after `before` MiB;")
+    print("columns: MiB of fresh lines after that (LRU keeps R while after + 8 is short of the partition;")
+    print("with no renewal on a hit it goes by before + after + 8)")
+    print(f"{'reads before':>13s} " + " ".join(f"{a:6d}" for a in afters))
+    for reads in (1, 2):
+        for before in sorted({k[1] for k in cells}):
+            row = [cells[(reads, before, a)] for a in afters]
+            print(f"{reads:5d} {before:7d} " + " ".join(f"{c['kept'] / c['n']:6.2f}" if c["n"] else f"{'':6s}" for c in row))
+
+
 def phi(x):
     return 0.5 * (1 + math.erf(x / math.sqrt(2)))
 
@@ -89,7 +111,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv", nargs="?", default=os.path.join(HERE, "h200", "l2_retention.csv.gz"))
     ap.add_argument("--json", action="store_true", help="print the profile's l2.partition_bytes value")
+    ap.add_argument("--promote", metavar="CSV", help="l2_retention.cu's promote CSV: whether a hit renews a line")
     args = ap.parse_args()
+    if args.promote:
+        promote(args.promote)
+        return
     pts = probes(read(args.csv))
     fitted = [(o, s) for o in ("random", "columns") for s in ("near", "home")]
     results = {}

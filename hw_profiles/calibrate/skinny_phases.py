@@ -51,6 +51,9 @@ Measured 2026-12-02: h200/stages_phases.csv.gz, h200/stages_lrc.csv (raw: stages
     per launch: the time since the nearest earlier reader of each block (all, and in the same
     GPC), beside the coalescer's merged share (docs/cache-model.md, "Convoys of one-tile loops")
 Measured 2026-12-04: h200/onetile_phases.csv.gz, h200/onetile_lrc.csv (raw: onetile_lrc_raw.csv.gz).
+  python3 hw_profiles/calibrate/skinny_phases.py --set square --out DIR
+    one-wave 2-D grids on 1024 x 1024 whose lookups the model reads high, and the 256-tile skinny
+    grids of 64 x 64 tiles -> DIR/square_phases.csv, DIR/square_lrc.csv (~30 s)
   python3 hw_profiles/calibrate/skinny_phases.py --wave-spread h200/convoys_phases.csv.gz
     per many-wave launch, the spread of waves 1-8 at their CTAs' start, quarters and end: a
     wave that starts spread out does not close up inside its tiles (2026-12-06, H200: the spread
@@ -156,8 +159,23 @@ CONVOY_CONFIGS = (
     + [(m, 16384, 16384, 64, 64, 32, 1, 2, 4) for m in (2048, 4096)]
     + [(m, 16384, 16384, 64, 128, 32, 1, 2, w) for m in (2048, 4096) for w in (4, 8)]
 )
+# --set square: one-wave 2-D grids on 1024 x 1024 (64-128 CTAs, both operands shared) whose read
+# lookups ncu counts flat in the stages and K (l2_hit_corpus.csv, day 1 and day 2 within 0.02 a
+# requested sector) and 0.1-0.28 under the model's (session 49: 128 x 128 x 32 ncu 0.65, model
+# 0.84-0.86; 128 x 64 x 32 0.51 / 0.73-0.79; 64 x 256 x 64 0.46 / 0.67; 256 x 64 x 64 0.44 /
+# 0.53-0.60), with 128 x 128 x 64 at 2 stages as a control the model reads right (0.65 / 0.70);
+# and the 256-tile skinny grids of 64 x 64 tiles (two CTAs an SM) whose shared operand's reads
+# stay merged where the model's own speeds would part them (session 48).
+SQUARE_CONFIGS = (
+    [(1024, 1024, 16384, 128, 128, 32, 1, 3, 4), (1024, 1024, 16384, 128, 128, 32, 1, 5, 4),
+     (1024, 1024, 16384, 128, 64, 32, 1, 2, 4), (1024, 1024, 16384, 128, 64, 32, 1, 3, 4),
+     (1024, 1024, 16384, 64, 256, 64, 1, 2, 4), (1024, 1024, 16384, 256, 64, 64, 1, 3, 4),
+     (1024, 1024, 16384, 128, 128, 64, 1, 2, 8), (1024, 1024, 16384, 64, 128, 64, 1, 2, 4)]
+    + [(8192, 128, 8192, 64, 64, 32, 1, 2, 4), (8192, 128, 8192, 64, 64, 128, 1, 3, 4),
+       (128, 8192, 8192, 64, 64, 32, 1, 2, 4), (128, 8192, 8192, 64, 64, 128, 1, 3, 4)]
+)
 SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS, "grid": GRID_CONFIGS, "gridwide": GRIDWIDE_CONFIGS,
-        "onetile": ONETILE_CONFIGS, "convoys": CONVOY_CONFIGS}
+        "onetile": ONETILE_CONFIGS, "convoys": CONVOY_CONFIGS, "square": SQUARE_CONFIGS}
 LRC_METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
                "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
                "lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum,launch__grid_size")
@@ -599,7 +617,8 @@ def main():
     ap.add_argument("--set", choices=sorted(SETS), default="skinny",
                     help="skinny (default): one-wave skinny grids; stages: one-wave grids at 2-5 stages; "
                          "grid: a row of tiles sharing A on 8-128 CTAs; gridwide: 32-row A on 64-344 CTAs; "
-                         "onetile: many-wave group-1 loops of one tile an SM at 3-5 stages")
+                         "onetile: many-wave group-1 loops of one tile an SM at 3-5 stages; square: one-wave "
+                         "2-D grids on 1024 x 1024 and the 256-tile skinny grids")
     ap.add_argument("--sm-load", metavar="CSV",
                     help="phases CSV: one-wave launches' tile times by the CTAs their SM ran, and their end spread")
     ap.add_argument("--pairs", metavar="CSV", help="phases CSV: how far apart the tiles sharing a block are")
