@@ -54,6 +54,9 @@ Measured 2026-12-04: h200/onetile_phases.csv.gz, h200/onetile_lrc.csv (raw: onet
   python3 hw_profiles/calibrate/skinny_phases.py --set square --out DIR
     one-wave 2-D grids on 1024 x 1024 whose lookups the model reads high, and the 256-tile skinny
     grids of 64 x 64 tiles -> DIR/square_phases.csv, DIR/square_lrc.csv (~30 s)
+  python3 hw_profiles/calibrate/skinny_phases.py --set rows --out DIR
+    one-wave grids of 128 CTAs whose rows hold 2, 8, 32 or 128 tiles, BLOCK_K 32 at 2 and 3 stages, 64 at 2:
+    A's 64-byte rows merging by the row's length -> DIR/rows_phases.csv, DIR/rows_lrc.csv
   python3 hw_profiles/calibrate/skinny_phases.py --wave-spread h200/convoys_phases.csv.gz
     per many-wave launch, the spread of waves 1-8 at their CTAs' start, quarters and end: a
     wave that starts spread out does not close up inside its tiles (2026-12-06, H200: the spread
@@ -174,8 +177,18 @@ SQUARE_CONFIGS = (
     + [(8192, 128, 8192, 64, 64, 32, 1, 2, 4), (8192, 128, 8192, 64, 64, 128, 1, 3, 4),
        (128, 8192, 8192, 64, 64, 32, 1, 2, 4), (128, 8192, 8192, 64, 64, 128, 1, 3, 4)]
 )
+# --set rows: one-wave grids of 128 CTAs (one an SM) whose rows of C hold 2, 8, 32 or 128 tiles (M x N =
+# 8192 x 128 ... 128 x 8192 under 128 x 64 tiles): how A's 64-byte rows (BLOCK_K 32) merge among a
+# row's neighbours, by the row's length, at 2 and 3 stages; BLOCK_K 64 (whole lines) beside them at 2.
+# B's readers, a column 2-64 launch positions apart, part (--set square), so A's share is what is
+# left of the lookups after one lookup for each of B's requests.
+ROWS_CONFIGS = (
+    [(128 * 128 // gn, 64 * gn, 16384, 128, 64, bk, 1, s, 4) for gn in (2, 8, 32, 128)
+     for bk, s in ((32, 2), (32, 3), (64, 2))]
+)
 SETS = {"skinny": CONFIGS, "stages": STAGE_CONFIGS, "grid": GRID_CONFIGS, "gridwide": GRIDWIDE_CONFIGS,
-        "onetile": ONETILE_CONFIGS, "convoys": CONVOY_CONFIGS, "square": SQUARE_CONFIGS}
+        "onetile": ONETILE_CONFIGS, "convoys": CONVOY_CONFIGS, "square": SQUARE_CONFIGS,
+        "rows": ROWS_CONFIGS}
 LRC_METRICS = ("lrc__xbar2gpc_sectors_op_read.sum,lrc__lts2lrc_sectors_op_read.sum,"
                "lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,"
                "lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum,launch__grid_size")
