@@ -232,20 +232,20 @@ int main(int argc, char** argv) {
   const int masks[] = {1, 2, 3};
   for (int o = 0; o < 3; ++o)
   for (const int m : {0, 2})
-    for (const int target : {0, probe1})
-      for (int rep = 0; rep < 2; ++rep) {
-        g.flush_l2();
-        CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
-        fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), o, buf_lines, d_side, masks[m],
-                                           d_count, d_tickets, g.sink);
-        CK(cudaGetLastError());
-        const auto lat = g.time_lines(kLines, -1, target);
-        for (int i = 0; i < kLines; ++i) {
-          const auto k = static_cast<std::size_t>(i);
-          fprintf(f, "%s,%s,%d,%d,%d,%d,%u,%u,%d,%u\n", orders[o], fills[m], target, side[static_cast<std::size_t>(target)],
-                  rep, i, offs[k] * 4, position[o][offs[k] / 32], home[k], lat[k]);
-        }
+  for (const int target : {0, probe1})
+    for (int rep = 0; rep < 2; ++rep) {
+      g.flush_l2();
+      CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
+      fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), o, buf_lines, d_side, masks[m],
+                                         d_count, d_tickets, g.sink);
+      CK(cudaGetLastError());
+      const auto lat = g.time_lines(kLines, -1, target);
+      for (int i = 0; i < kLines; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        fprintf(f, "%s,%s,%d,%d,%d,%d,%u,%u,%d,%u\n", orders[o], fills[m], target, side[static_cast<std::size_t>(target)],
+                rep, i, offs[k] * 4, position[o][offs[k] / 32], home[k], lat[k]);
       }
+    }
   fclose(f);
   printf("wrote %s\n", csv);
 
@@ -335,34 +335,34 @@ int main(int argc, char** argv) {
   fclose(f);
   printf("wrote %s\n", copies_csv);
 
+  // protect and promote share R (the first 8 MiB) and its probe lines; `read` has the SMs of
+  // the sides in `mask` read lines [from, to) of the buffer once, in order.
+  constexpr std::uint32_t r_lines = 8u << 13;
+  const Inside r_probe = probe_inside(r_lines);
+  const auto& inside = r_probe.offs;
+  const auto& inside_home = r_probe.home;
+  const auto read = [&](int mask, std::uint32_t from, std::uint32_t to) {
+    CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
+    fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), 0, to, d_side, mask, d_count, d_tickets,
+                                       g.sink, from);
+    CK(cudaGetLastError());
+  };
   // protect: the first 8 MiB (R) read `reads` times by side 0 or by both sides (reads after the
   // first hit), then `stream` MiB after it read once by side 0 (lines no one reads again), then
   // SM 0 times the probe lines in R: whether lines that were hit outlast lines read once.
   f = fopen(protect_csv, "w");
   fprintf(f, "r_fill,reads,stream_mib,rep,line,home,cycles\n");
-  {
-    constexpr std::uint32_t r_lines = 8u << 13;
-    const Inside in = probe_inside(r_lines);
-    const auto& inside = in.offs;
-    const auto& inside_home = in.home;
-    const auto read = [&](int mask, std::uint32_t from, std::uint32_t to) {
-      CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
-      fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), 0, to, d_side, mask, d_count, d_tickets,
-                                         g.sink, from);
-      CK(cudaGetLastError());
-    };
-    for (const int m : {0, 2})
-      for (const int reads : {1, 2, 4})
-        for (const int stream : {0, 8, 16, 20, 24, 28, 32, 40, 48, 64, 80, 96, 112})
-          for (int rep = 0; rep < 2; ++rep) {
-            g.flush_l2();
-            for (int r = 0; r < reads; ++r) read(masks[m], 0, r_lines);
-            if (stream > 0) read(1, r_lines, r_lines + (static_cast<std::uint32_t>(stream) << 13));
-            const auto lat = g.time_lines(static_cast<int>(inside.size()), -1, 0);
-            for (std::size_t i = 0; i < inside.size(); ++i)
-              fprintf(f, "%s,%d,%d,%d,%zu,%u,%u\n", fills[m], reads, stream, rep, i, inside_home[i], lat[i]);
-          }
-  }
+  for (const int m : {0, 2})
+    for (const int reads : {1, 2, 4})
+      for (const int stream : {0, 8, 16, 20, 24, 28, 32, 40, 48, 64, 80, 96, 112})
+        for (int rep = 0; rep < 2; ++rep) {
+          g.flush_l2();
+          for (int r = 0; r < reads; ++r) read(masks[m], 0, r_lines);
+          if (stream > 0) read(1, r_lines, r_lines + (static_cast<std::uint32_t>(stream) << 13));
+          const auto lat = g.time_lines(static_cast<int>(inside.size()), -1, 0);
+          for (std::size_t i = 0; i < inside.size(); ++i)
+            fprintf(f, "%s,%d,%d,%d,%zu,%u,%u\n", fills[m], reads, stream, rep, i, inside_home[i], lat[i]);
+        }
   fclose(f);
   printf("wrote %s\n", protect_csv);
 
@@ -370,32 +370,20 @@ int main(int argc, char** argv) {
   // of fresh lines, then SM 0 times R's probe lines. All by side 0, in order.
   f = fopen(promote_csv, "w");
   fprintf(f, "reads,before_mib,after_mib,rep,line,home,cycles\n");
-  {
-    constexpr std::uint32_t r_lines = 8u << 13;
-    const Inside in = probe_inside(r_lines);
-    const auto& inside = in.offs;
-    const auto& inside_home = in.home;
-    const auto read = [&](std::uint32_t from, std::uint32_t to) {
-      CK(cudaMemset(d_tickets, 0, sizeof(int) * 2));
-      fill<<<g.sms, kThreads, g.smem>>>(reinterpret_cast<const uint4*>(g.buf), 0, to, d_side, 1, d_count, d_tickets,
-                                         g.sink, from);
-      CK(cudaGetLastError());
-    };
-    for (const int reads : {2, 1})
-      for (const int before : {0, 8, 16})
-        for (const int after : {4, 8, 12, 16, 20, 24, 28})
-          for (int rep = 0; rep < 2; ++rep) {
-            const std::uint32_t b_end = r_lines + (static_cast<std::uint32_t>(before) << 13);
-            g.flush_l2();
-            read(0, r_lines);
-            if (before > 0) read(r_lines, b_end);
-            if (reads > 1) read(0, r_lines);
-            read(b_end, b_end + (static_cast<std::uint32_t>(after) << 13));
-            const auto lat = g.time_lines(static_cast<int>(inside.size()), -1, 0);
-            for (std::size_t i = 0; i < inside.size(); ++i)
-              fprintf(f, "%d,%d,%d,%d,%zu,%u,%u\n", reads, before, after, rep, i, inside_home[i], lat[i]);
-          }
-  }
+  for (const int reads : {2, 1})
+    for (const int before : {0, 8, 16})
+      for (const int after : {4, 8, 12, 16, 20, 24, 28})
+        for (int rep = 0; rep < 2; ++rep) {
+          const std::uint32_t b_end = r_lines + (static_cast<std::uint32_t>(before) << 13);
+          g.flush_l2();
+          read(1, 0, r_lines);
+          if (before > 0) read(1, r_lines, b_end);
+          if (reads > 1) read(1, 0, r_lines);
+          read(1, b_end, b_end + (static_cast<std::uint32_t>(after) << 13));
+          const auto lat = g.time_lines(static_cast<int>(inside.size()), -1, 0);
+          for (std::size_t i = 0; i < inside.size(); ++i)
+            fprintf(f, "%d,%d,%d,%d,%zu,%u,%u\n", reads, before, after, rep, i, inside_home[i], lat[i]);
+        }
   fclose(f);
   printf("wrote %s\n", promote_csv);
   return 0;
