@@ -11,6 +11,23 @@ using namespace tilesight;
 using tilesight::test::sdcm::gemm;
 using tilesight::test::sdcm::h200_like;
 
+namespace {
+
+// A row of 8 tiles that each ask for A's block 4 times, all inside the fill window of tile 0's
+// cold miss (`bytes`: the block over the k-steps): 32 requests, 1 + 7 lookups (1 miss, 7 hits:
+// one lookup a follower), 3 + 7 x 3 = 24 merged, the fill in flight serving the 7 followers'
+// first requests and 7 x 0.75 looked-up copies, one DRAM read.
+void check_row_of_eight(const cache::AccessTraffic& a, double bytes) {
+  CHECK(a.requested_bytes == Approx(32 * bytes));
+  CHECK(a.l2_lookup_bytes == Approx(8 * bytes));
+  CHECK(a.l2_hit_bytes == Approx(7 * bytes));
+  CHECK(a.l2_merged_bytes == Approx(24 * bytes));
+  CHECK(a.l2_pending_bytes == Approx(7 * 1.75 * bytes));
+  CHECK(a.dram_bytes == Approx(bytes));
+}
+
+}  // namespace
+
 TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest merged", "[cache][sdcm]") {
   // 16 x 2048 x 1024 bf16, 64 x 256 x 64 tiles: one row of 8 tiles, all reading the same
   // 16 x 64 block of A per k-step (2 KiB, rows of 128 bytes) and asking for it 4 times each
@@ -30,12 +47,7 @@ TEST_CASE("wrapped rows of whole lines: one copy in four looked up, the rest mer
   const double block = 16.0 * 64 * 2, steps = 1024 / 64;
   const auto& a = t.accesses[0];
   REQUIRE(a.tensor == "A");
-  CHECK(a.requested_bytes == Approx(32 * block * steps));
-  CHECK(a.l2_lookup_bytes == Approx(8 * block * steps));
-  CHECK(a.l2_hit_bytes == Approx(7 * block * steps));
-  CHECK(a.l2_merged_bytes == Approx(24 * block * steps));
-  CHECK(a.l2_pending_bytes == Approx(7 * 1.75 * block * steps));
-  CHECK(a.dram_bytes == Approx(block * steps));
+  check_row_of_eight(a, block * steps);
   // Sixteen copies (256-row tiles, 8 tiles of 256 x 256): 4 looked up per tile, the 3 after
   // its touch hits of its own fill (one CTA: 1 miss and 3 hits per sector), and 16 x 1/4 = 4
   // for each of the 7 others.
@@ -72,12 +84,7 @@ TEST_CASE("wrapped rows of part of a line: merged as whole lines while in flight
   p.block_k = 32;
   const auto t = cache::SdcmCacheModel({.skew_per_iteration = 0.0, .fill_window = 1e9}).analyze(kernels::lift_gemm(p), one);
   const auto& a = t.accesses[0];
-  CHECK(a.requested_bytes == Approx(32 * block * steps));
-  CHECK(a.l2_lookup_bytes == Approx(8 * block * steps));
-  CHECK(a.l2_hit_bytes == Approx(7 * block * steps));
-  CHECK(a.l2_merged_bytes == Approx(24 * block * steps));
-  CHECK(a.l2_pending_bytes == Approx(7 * 1.75 * block * steps));
-  CHECK(a.dram_bytes == Approx(block * steps));
+  check_row_of_eight(a, block * steps);
   // Where a tile finds the block present (a fill window too short to join: every tile after
   // the first finds tile 0's lines in L2), each of its copies is looked up, a hit: 1 + 7 x 4
   // lookups (ncu_wrapped_gridwide.csv: 2.3-2.8 of 4 copies a CTA where 172-344 CTAs run
